@@ -1,0 +1,123 @@
+import Crypto
+
+/// The Digest algorithms of RFC 7616 §3.2 (and RFC 2617's MD5 and MD5-sess).
+public enum DigestAlgorithm: String, Sendable, CaseIterable, Codable {
+    case md5 = "MD5"
+    case md5Sess = "MD5-sess"
+    case sha256 = "SHA-256"
+    case sha256Sess = "SHA-256-sess"
+    case sha512_256 = "SHA-512-256"
+    case sha512_256Sess = "SHA-512-256-sess"
+
+    /// The token as it appears in a challenge.
+    public var token: String { rawValue }
+
+    /// Looks an algorithm up by its token, case-insensitively as RFC 7616 §3.3 asks.
+    public init?(token: String) {
+        guard let match = Self.allCases.first(where: { $0.rawValue.lowercased() == token.lowercased() }) else { return nil }
+        self = match
+    }
+
+    /// Whether A1 includes the nonce and cnonce (the `-sess` variants).
+    public var isSession: Bool {
+        switch self {
+        case .md5Sess, .sha256Sess, .sha512_256Sess: return true
+        case .md5, .sha256, .sha512_256: return false
+        }
+    }
+
+    /// Relative strength, used to rank challenges and to tell which one a client should have picked.
+    public var strength: Int {
+        switch self {
+        case .md5, .md5Sess: return 1
+        case .sha256, .sha256Sess: return 2
+        case .sha512_256, .sha512_256Sess: return 3
+        }
+    }
+
+    /// `H(data)` in lower-case hex.
+    public func hash(_ data: some Collection<UInt8>) -> String {
+        switch self {
+        case .md5, .md5Sess: return Insecure.MD5.hash(data: Array(data)).hexString
+        case .sha256, .sha256Sess: return SHA256.hash(data: Array(data)).hexString
+        case .sha512_256, .sha512_256Sess: return SHA512_256.hash(data).hexString
+        }
+    }
+
+    public func hash(_ text: String) -> String { hash(Array(text.utf8)) }
+}
+
+/// The quality-of-protection values of RFC 7616 §3.3.
+public enum DigestQOP: String, Sendable, CaseIterable, Codable {
+    case auth
+    case authInt = "auth-int"
+}
+
+/// The inputs of one Digest response computation (RFC 7616 §3.4.1–3.4.3).
+public struct DigestInputs: Sendable {
+    public var algorithm: DigestAlgorithm
+    public var username: String
+    public var realm: String
+    public var password: String
+    public var method: String
+    public var uri: String
+    public var nonce: String
+    /// nil for RFC 2069 compatibility (no qop): then nc and cnonce are not used.
+    public var qop: DigestQOP?
+    public var nc: String
+    public var cnonce: String
+    public var body: [UInt8]
+
+    public init(
+        algorithm: DigestAlgorithm, username: String, realm: String, password: String, method: String, uri: String,
+        nonce: String, qop: DigestQOP?, nc: String = "", cnonce: String = "", body: [UInt8] = []
+    ) {
+        self.algorithm = algorithm
+        self.username = username
+        self.realm = realm
+        self.password = password
+        self.method = method
+        self.uri = uri
+        self.nonce = nonce
+        self.qop = qop
+        self.nc = nc
+        self.cnonce = cnonce
+        self.body = body
+    }
+
+    /// `H(A1)`, with the session variant folding in nonce and cnonce.
+    public var ha1: String {
+        let base = algorithm.hash("\(username):\(realm):\(password)")
+        return algorithm.isSession ? algorithm.hash("\(base):\(nonce):\(cnonce)") : base
+    }
+
+    /// `H(A2)`; `auth-int` covers the hash of the body.
+    public var ha2: String {
+        if qop == .authInt {
+            return algorithm.hash("\(method):\(uri):\(algorithm.hash(body))")
+        }
+        return algorithm.hash("\(method):\(uri)")
+    }
+
+    /// The `response` value the client must send.
+    public var response: String {
+        if let qop {
+            return algorithm.hash("\(ha1):\(nonce):\(nc):\(cnonce):\(qop.rawValue):\(ha2)")
+        }
+        return algorithm.hash("\(ha1):\(nonce):\(ha2)")
+    }
+
+    /// The `rspauth` of `Authentication-Info` (RFC 7616 §3.5): the response with an empty method in A2.
+    public var responseAuth: String {
+        var copy = self
+        copy.method = ""
+        return copy.response
+    }
+}
+
+extension DigestAlgorithm {
+    /// The userhash of RFC 7616 §3.4.4: `H(unq(username) ":" unq(realm))`.
+    public func userhash(username: String, realm: String) -> String {
+        hash("\(username):\(realm)")
+    }
+}

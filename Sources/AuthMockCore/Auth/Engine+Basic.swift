@@ -1,0 +1,69 @@
+extension Engine {
+    /// Verifies `Authorization: Basic <base64(user:password)>` (RFC 7617).
+    ///
+    /// - Parameter token: what follows the scheme name, white space included.
+    func verifyBasic(_ token: Substring, options: BasicChallenge, presented: inout PresentedCredentials) -> AuthOutcome {
+        let trimmed = token.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed()
+        let text = Substring(String(trimmed))
+        guard !text.isEmpty else {
+            return .badRequest(.basicMalformed, "no credentials after 'Basic'")
+        }
+        guard let decoded = Base64.decodeStrict(text.utf8) else {
+            if text.contains("=\"") || (text.contains("=") && text.contains(",")) {
+                return .badRequest(.basicMalformed, "Basic credentials must be one base64 token, not a parameter list")
+            }
+            return .badRequest(.basicMalformed, "Basic credentials are not valid base64 (RFC 4648 §4, padded)")
+        }
+        guard let colon = decoded.firstIndex(of: UInt8(ascii: ":")) else {
+            return .badRequest(.basicMalformed, "decoded Basic credentials have no ':' between user-id and password")
+        }
+        let userBytes = Array(decoded[..<colon])
+        let passwordBytes = Array(decoded[(colon + 1)...])
+        // Bytes that are not UTF-8 are read as ISO-8859-1, the encoding clients used before RFC 7617.
+        let isUTF8 = String(validating: decoded, as: UTF8.self) != nil
+        let user = isUTF8 ? String(decoding: userBytes, as: UTF8.self) : Self.latin1String(userBytes)
+        let password = isUTF8 ? String(decoding: passwordBytes, as: UTF8.self) : Self.latin1String(passwordBytes)
+        presented.user = user
+        presented.password = password
+
+        // Compare against a fixed dummy for unknown users too, so both paths take the same time.
+        let known = scenario.user(named: user)
+        let expected = Array((known?.password ?? "\u{0}authmock-no-such-user").utf8)
+        let matchesUTF8 = constantTimeEquals(passwordBytes, expected)
+        let latin1 = (known?.password).flatMap(Self.latin1)
+        let matchesLatin1 = latin1.map { constantTimeEquals(passwordBytes, $0) } ?? false
+
+        guard let known else {
+            return .challenge(.basicUnknownUser, "no user named '\(user)' in the scenario")
+        }
+        if matchesUTF8 {
+            return .granted(user: known.name)
+        }
+        if matchesLatin1 {
+            guard !options.charsetUTF8 else {
+                return .challenge(
+                    .basicWrongCharset, "the password was sent in ISO-8859-1, but the challenge asked for charset=\"UTF-8\""
+                )
+            }
+            return .granted(user: known.name)
+        }
+        return .challenge(.basicBadPassword, "wrong password for '\(known.name)'")
+    }
+
+    static func latin1String(_ bytes: [UInt8]) -> String {
+        String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
+    }
+
+    /// The ISO-8859-1 bytes of a string, or nil when it has characters outside Latin-1 or is plain ASCII
+    /// (where both encodings agree and there is nothing to tell apart).
+    static func latin1(_ text: String) -> [UInt8]? {
+        var bytes: [UInt8] = []
+        var nonASCII = false
+        for scalar in text.unicodeScalars {
+            guard scalar.value < 256 else { return nil }
+            if scalar.value >= 128 { nonASCII = true }
+            bytes.append(UInt8(scalar.value))
+        }
+        return nonASCII ? bytes : nil
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+extension Engine {
+    /// The control endpoints under `/_authmock/`. They are not exchanges under test and are not journaled.
+    mutating func control(_ request: Request) -> Response {
+        let endpoint = String(request.path.dropFirst(Self.controlPrefix.count))
+        switch endpoint {
+        case "journal":
+            guard request.method == "GET" else { return Self.methodNotAllowed(allow: "GET") }
+            let since = Self.queryItem("since", in: request.target).flatMap(Int.init) ?? 0
+            let entries = state.journal.entries.filter { $0.seq > since }
+            return Self.json(JournalPage(entries: entries, evicted: state.journal.evicted))
+        case "reset":
+            guard request.method == "POST" else { return Self.methodNotAllowed(allow: "POST") }
+            reset()
+            return Self.json(["reset": true])
+        default:
+            return Self.plain(status: 404, "404 Not Found: no control endpoint \(request.path) (have: GET /_authmock/journal, POST /_authmock/reset)\n")
+        }
+    }
+
+    /// The body of `GET /_authmock/journal`.
+    public struct JournalPage: Codable, Sendable, Equatable {
+        public var entries: [JournalEntry]
+        /// How many entries fell out of the in-memory ring since start or the last reset.
+        public var evicted: Int
+    }
+
+    static func json(_ value: some Encodable) -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        let body = (try? encoder.encode(value)).map { Array($0) + [UInt8(ascii: "\n")] } ?? Array("{}\n".utf8)
+        return Response(status: 200, headers: [HeaderField("Content-Type", "application/json")], body: body)
+    }
+
+    static func methodNotAllowed(allow: String) -> Response {
+        var response = plain(status: 405, "405 Method Not Allowed\n")
+        response.headers.append(HeaderField("Allow", allow))
+        return response
+    }
+
+    static func queryItem(_ name: String, in target: String) -> String? {
+        guard let query = target.split(separator: "?", maxSplits: 1).dropFirst().first else { return nil }
+        for pair in query.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            if parts.first == Substring(name) { return parts.count > 1 ? String(parts[1]) : "" }
+        }
+        return nil
+    }
+}

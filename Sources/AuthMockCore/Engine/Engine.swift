@@ -1,0 +1,306 @@
+import Foundation
+
+/// Decides what to answer: scenario + state + request (+ clock + random source) → response + journal entry.
+///
+/// The engine is a value with no I/O. The server shell owns one, behind a lock, and only carries out what
+/// it returns; tests drive it directly with a fixed clock and a seeded generator.
+///
+/// ```swift
+/// var random = RandomSource.seeded(1)
+/// var engine = Engine(scenario: scenario, random: &random)
+/// let exchange = engine.handle(Request(method: "GET", target: "/"), now: Date(), random: &random)
+/// // exchange.response.status == 401, exchange.entry.verdict == .noCredentials
+/// ```
+public struct Engine: Sendable {
+    /// Limits that bound the engine's memory.
+    public struct Configuration: Sendable, Equatable {
+        /// How many journal entries stay in memory (`GET /_authmock/journal`); older ones are evicted.
+        public var journalCapacity: Int
+
+        public init(journalCapacity: Int = 10_000) {
+            self.journalCapacity = journalCapacity
+        }
+    }
+
+    /// The reserved path prefix for control endpoints; scenarios cannot serve paths under it.
+    public static let controlPrefix = "/_authmock/"
+
+    public let scenario: Scenario
+    let minter: NonceMinter
+    /// The opaque value of each Digest challenge, by challenge index.
+    let opaques: [Int: String]
+    public internal(set) var state: EngineState
+
+    public init(scenario: Scenario, configuration: Configuration = Configuration(), random: inout some RandomNumberGenerator) {
+        self.scenario = scenario
+        self.minter = NonceMinter(random: &random)
+        var opaques: [Int: String] = [:]
+        for (index, challenge) in scenario.challenges.enumerated() {
+            guard case .digest(let digest) = challenge else { continue }
+            switch digest.opaque {
+            case .none: break
+            case .fixed(let value): opaques[index] = value
+            case .generated: opaques[index] = Base64.encode(random.bytes(24), urlSafe: true)
+            }
+        }
+        self.opaques = opaques
+        self.state = EngineState(
+            nonces: NonceStore(capacity: scenario.nonce.remember),
+            journal: Journal(capacity: configuration.journalCapacity)
+        )
+    }
+
+    /// Answers one request and records it.
+    public mutating func handle(_ request: Request, now: Date, random: inout some RandomNumberGenerator) -> Exchange {
+        if request.path.hasPrefix(Self.controlPrefix) || request.path == String(Self.controlPrefix.dropLast()) {
+            return Exchange(response: control(request), entry: nil)
+        }
+        var decision = decide(request, now: now, random: &random)
+        let entry = record(
+            request: request, now: now, credentials: decision.credentials, verdict: decision.verdict,
+            detail: decision.detail, response: decision.response
+        )
+        decision.response.headers.append(HeaderField("X-Authmock-Verdict", decision.verdict.rawValue))
+        return Exchange(response: decision.response, entry: entry)
+    }
+
+    /// Records a request the shell refused before it could be handed over whole (unparseable, headers too
+    /// large, body too large), so that no exchange goes unjournaled.
+    public mutating func reject(
+        partial request: Request?, connection: ConnectionInfo, status: Int, verdict: Verdict, detail: String, now: Date
+    ) -> Exchange {
+        let response = Self.plain(status: status, "\(status) \(Self.reason(status)): \(detail)\n", close: true)
+        var entry = JournalEntry(
+            seq: 0, time: now, connection: connection.id, exchange: connection.exchange, remote: connection.remote,
+            method: request?.method, target: request?.target, version: request?.version,
+            headers: (request?.headers ?? []).map(Self.recorded), bodyBytes: request?.body.count ?? 0, credentials: nil,
+            verdict: verdict, detail: detail, status: status, challenges: nil
+        )
+        entry.seq = state.nextSeq
+        state.nextSeq += 1
+        state.journal.append(entry)
+        return Exchange(response: response, entry: entry)
+    }
+
+    /// Clears the journal and every nonce (clients holding one get `stale=true` next time).
+    public mutating func reset() {
+        state.journal.removeAll()
+        state.nonces.removeAll()
+    }
+
+    // MARK: - Deciding
+
+    struct Decision {
+        var response: Response
+        var verdict: Verdict
+        var detail: String?
+        var credentials: PresentedCredentials?
+    }
+
+    enum AuthOutcome {
+        case granted(user: String)
+        case challenge(Verdict, String, stale: Bool = false)
+        case badRequest(Verdict, String)
+    }
+
+    private mutating func decide(_ request: Request, now: Date, random: inout some RandomNumberGenerator) -> Decision {
+        guard let resource = scenario.resource(forPath: request.path) else {
+            return Decision(
+                response: Self.plain(status: 404, "404 Not Found\n"), verdict: .notFound,
+                detail: "no resource of the scenario matches \(request.path)"
+            )
+        }
+        guard resource.protected else {
+            return Decision(response: grant(resource, user: nil), verdict: .publicResource, detail: nil)
+        }
+
+        let fields = request.headers.values("Authorization")
+        guard let field = fields.first else {
+            return challenge(.noCredentials, "the request carried no Authorization header", stale: false, now: now, random: &random)
+        }
+        guard fields.count == 1 else {
+            return Decision(
+                response: Self.plain(status: 400, "400 Bad Request: more than one Authorization header\n"),
+                verdict: .duplicateAuthorization, detail: "\(fields.count) Authorization headers; RFC 9110 allows one"
+            )
+        }
+        let scheme = Self.leadingToken(field)
+        var presented = PresentedCredentials(header: "Authorization", scheme: scheme)
+        let outcome: AuthOutcome
+        switch scheme.lowercased() {
+        case "basic" where basicChallenge != nil:
+            // Basic is a token68 (RFC 7617): read it directly, so base64 faults are named as such.
+            let token = field.drop { $0 == " " || $0 == "\t" }.dropFirst(scheme.count)
+            outcome = verifyBasic(token, options: basicChallenge!, presented: &presented)
+        case "digest" where offersDigest:
+            let credentials: AuthHeaderValue
+            do throws(AuthSyntaxError) {
+                credentials = try AuthHeader.parseCredentials(field)
+            } catch {
+                return Decision(
+                    response: Self.plain(status: 400, "400 Bad Request: malformed Authorization header: \(error.reason)\n"),
+                    verdict: .malformedAuthorization, detail: error.reason, credentials: presented
+                )
+            }
+            outcome = verifyDigest(credentials, request: request, now: now, presented: &presented)
+        case "":
+            return Decision(
+                response: Self.plain(status: 400, "400 Bad Request: the Authorization header has no auth-scheme\n"),
+                verdict: .malformedAuthorization, detail: "the Authorization header has no auth-scheme", credentials: nil
+            )
+        default:
+            outcome = .challenge(.schemeNotOffered, "the client used '\(scheme)', which this scenario does not accept")
+        }
+
+        switch outcome {
+        case .granted(let user):
+            let verdict: Verdict = scheme.lowercased() == "basic" ? .basicOK : .digestOK
+            return Decision(
+                response: grant(resource, user: user), verdict: verdict, detail: "authenticated as \(user)", credentials: presented
+            )
+        case .challenge(let verdict, let detail, let stale):
+            var decision = challenge(verdict, detail, stale: stale, now: now, random: &random)
+            decision.credentials = presented
+            return decision
+        case .badRequest(let verdict, let detail):
+            return Decision(
+                response: Self.plain(status: 400, "400 Bad Request: \(detail)\n"), verdict: verdict, detail: detail,
+                credentials: presented
+            )
+        }
+    }
+
+    private var basicChallenge: BasicChallenge? {
+        for case .basic(let basic) in scenario.challenges { return basic }
+        return nil
+    }
+
+    private var offersDigest: Bool {
+        scenario.challenges.contains { if case .digest = $0 { true } else { false } }
+    }
+
+    private func grant(_ resource: Resource, user: String?) -> Response {
+        var headers = [HeaderField("Content-Type", resource.contentType)]
+        headers += resource.headers
+        let body = resource.body.replacingOccurrences(of: "{user}", with: user ?? "")
+        return Response(status: resource.status, headers: headers, body: Array(body.utf8))
+    }
+
+    /// A 401 with a fresh set of challenges (fresh nonces for every Digest challenge).
+    private mutating func challenge(
+        _ verdict: Verdict, _ detail: String, stale: Bool, now: Date, random: inout some RandomNumberGenerator
+    ) -> Decision {
+        var headers = [HeaderField("Content-Type", scenario.unauthorized.contentType)]
+        if scenario.unauthorized.sendChallenge {
+            let values = renderChallenges(stale: stale, now: now, random: &random)
+            switch scenario.challengeStyle {
+            case .separateFields: headers += values.map { HeaderField("WWW-Authenticate", $0) }
+            case .singleField: headers.append(HeaderField("WWW-Authenticate", values.joined(separator: ", ")))
+            }
+        }
+        let response = Response(status: 401, headers: headers, body: Array(scenario.unauthorized.body.utf8))
+        return Decision(response: response, verdict: verdict, detail: detail)
+    }
+
+    mutating func renderChallenges(stale: Bool, now: Date, random: inout some RandomNumberGenerator) -> [String] {
+        scenario.challenges.enumerated().map { index, challenge in
+            switch challenge {
+            case .basic(let basic):
+                var parameters = [AuthParameter(name: "realm", value: scenario.realm, quoted: true)]
+                if basic.charsetUTF8 { parameters.append(AuthParameter(name: "charset", value: "UTF-8", quoted: true)) }
+                return AuthHeaderValue(scheme: "Basic", parameters: parameters).rendered
+            case .digest(let digest):
+                let nonce = minter.mint(at: now, challengeIndex: index, random: &random)
+                state.nonces.insert(nonce, NonceStore.Record(challengeIndex: index, issuedAt: now))
+                var parameters = [AuthParameter(name: "realm", value: scenario.realm, quoted: true)]
+                if !digest.qop.isEmpty {
+                    parameters.append(AuthParameter(name: "qop", value: digest.qop.map(\.rawValue).joined(separator: ", "), quoted: true))
+                }
+                if let algorithm = digest.algorithm { parameters.append(AuthParameter(name: "algorithm", value: algorithm.token, quoted: false)) }
+                parameters.append(AuthParameter(name: "nonce", value: nonce, quoted: true))
+                if let opaque = opaques[index] { parameters.append(AuthParameter(name: "opaque", value: opaque, quoted: true)) }
+                if digest.charsetUTF8 { parameters.append(AuthParameter(name: "charset", value: "UTF-8", quoted: false)) }
+                if digest.userhash { parameters.append(AuthParameter(name: "userhash", value: "true", quoted: false)) }
+                if stale { parameters.append(AuthParameter(name: "stale", value: "true", quoted: false)) }
+                return AuthHeaderValue(scheme: "Digest", parameters: parameters).rendered
+            case .custom(let raw):
+                return raw
+            }
+        }
+    }
+
+    // MARK: - Journal
+
+    private mutating func record(
+        request: Request, now: Date, credentials: PresentedCredentials?, verdict: Verdict, detail: String?, response: Response
+    ) -> JournalEntry {
+        let challenges = response.headers.values("WWW-Authenticate")
+        let entry = JournalEntry(
+            seq: state.nextSeq, time: now, connection: request.connection.id, exchange: request.connection.exchange,
+            remote: request.connection.remote, method: request.method, target: request.target, version: request.version,
+            headers: request.headers.map(Self.recorded), bodyBytes: request.body.count, credentials: credentials,
+            verdict: verdict, detail: detail, status: response.status, challenges: challenges.isEmpty ? nil : challenges
+        )
+        state.nextSeq += 1
+        state.journal.append(entry)
+        return entry
+    }
+
+    static let credentialHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie"]
+
+    static func recorded(_ field: HeaderField) -> JournalEntry.RecordedHeader {
+        JournalEntry.RecordedHeader(
+            name: field.name, value: field.value, credential: credentialHeaders.contains(field.name.lowercased()) ? true : nil
+        )
+    }
+
+    // MARK: - Helpers
+
+    static func plain(status: Int, _ text: String, close: Bool = false) -> Response {
+        Response(
+            status: status, headers: [HeaderField("Content-Type", "text/plain; charset=utf-8")], body: Array(text.utf8),
+            closeConnection: close
+        )
+    }
+
+    /// The auth-scheme at the start of a header value; empty when it does not start with a token.
+    static func leadingToken(_ text: String) -> String {
+        let token = text.utf8.drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }.prefix(while: AuthHeader.isTokenChar)
+        return String(decoding: token.prefix(64), as: UTF8.self)
+    }
+
+    /// Reason phrases for the statuses authmock sends.
+    public static func reason(_ status: Int) -> String {
+        switch status {
+        case 200: return "OK"
+        case 204: return "No Content"
+        case 400: return "Bad Request"
+        case 401: return "Unauthorized"
+        case 403: return "Forbidden"
+        case 404: return "Not Found"
+        case 405: return "Method Not Allowed"
+        case 407: return "Proxy Authentication Required"
+        case 413: return "Content Too Large"
+        case 431: return "Request Header Fields Too Large"
+        case 500: return "Internal Server Error"
+        default: return "Status \(status)"
+        }
+    }
+}
+
+/// The engine's answer to one request.
+public struct Exchange: Sendable, Equatable {
+    public var response: Response
+    /// nil for control requests (`/_authmock/…`), which are not exchanges under test.
+    public var entry: JournalEntry?
+}
+
+/// Everything that changes while a scenario is served.
+public struct EngineState: Sendable, Equatable {
+    var nonces: NonceStore
+    public internal(set) var journal: Journal
+    public internal(set) var nextSeq = 1
+
+    /// How many Digest nonces are remembered right now (bounded by the scenario's `nonce.remember`).
+    public var rememberedNonces: Int { nonces.count }
+}

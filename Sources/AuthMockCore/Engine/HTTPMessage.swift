@@ -1,0 +1,85 @@
+/// One header field, in the order and case it was sent.
+public struct HeaderField: Sendable, Hashable, Codable {
+    public var name: String
+    public var value: String
+
+    public init(_ name: String, _ value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+extension Array where Element == HeaderField {
+    /// All values of a field, case-insensitively by name, in order.
+    public func values(_ name: String) -> [String] {
+        let lower = name.lowercased()
+        return filter { $0.name.lowercased() == lower }.map(\.value)
+    }
+
+    public func first(_ name: String) -> String? {
+        let lower = name.lowercased()
+        return first { $0.name.lowercased() == lower }?.value
+    }
+}
+
+/// What the shell knows about the connection a request arrived on.
+public struct ConnectionInfo: Sendable, Equatable {
+    /// A server-wide counter, starting at 1, one per accepted connection.
+    public var id: UInt64
+    /// The index of this exchange on its connection, starting at 1 (tells reuse apart).
+    public var exchange: Int
+    /// The peer's address, e.g. `127.0.0.1:53122`.
+    public var remote: String?
+
+    public init(id: UInt64, exchange: Int, remote: String? = nil) {
+        self.id = id
+        self.exchange = exchange
+        self.remote = remote
+    }
+}
+
+/// A complete HTTP request as the engine sees it: no NIO types.
+public struct Request: Sendable, Equatable {
+    public var method: String
+    /// The request-target exactly as sent (origin-form `/path?query` usually).
+    public var target: String
+    public var version: String
+    public var headers: [HeaderField]
+    public var body: [UInt8]
+    public var connection: ConnectionInfo
+
+    public init(
+        method: String, target: String, version: String = "HTTP/1.1", headers: [HeaderField] = [], body: [UInt8] = [],
+        connection: ConnectionInfo = ConnectionInfo(id: 1, exchange: 1)
+    ) {
+        self.method = method
+        self.target = target
+        self.version = version
+        self.headers = headers
+        self.body = body
+        self.connection = connection
+    }
+
+    /// The path of the target, without the query.
+    public var path: String {
+        String(target.prefix { $0 != "?" })
+    }
+}
+
+/// The response the shell must write.
+public struct Response: Sendable, Equatable {
+    public var status: Int
+    public var headers: [HeaderField]
+    public var body: [UInt8]
+    /// The shell closes the connection after writing this response.
+    public var closeConnection: Bool
+
+    public init(status: Int, headers: [HeaderField] = [], body: [UInt8] = [], closeConnection: Bool = false) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.closeConnection = closeConnection
+    }
+
+    public var bodyText: String { String(decoding: body, as: UTF8.self) }
+}

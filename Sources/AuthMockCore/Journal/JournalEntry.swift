@@ -1,0 +1,182 @@
+import Foundation
+
+/// One exchange as the journal records it: what arrived, what the engine made of it, what was sent back.
+///
+/// Credentials are recorded in full (this is a test tool, and tests need to see them), but every header
+/// that carries one is marked with `credential: true` so that reports can mask them.
+public struct JournalEntry: Sendable, Equatable, Codable {
+    /// Server-wide sequence number, from 1, in the order decisions were made.
+    public var seq: Int
+    /// Wall-clock time of the decision, from the engine's injected clock.
+    public var time: Date
+    public var connection: UInt64
+    /// Index of the exchange on its connection, from 1.
+    public var exchange: Int
+    public var remote: String?
+    /// nil when the request could not be parsed far enough to know it.
+    public var method: String?
+    public var target: String?
+    public var version: String?
+    public var headers: [RecordedHeader]
+    public var bodyBytes: Int
+    /// The credentials the client presented, as far as they could be read.
+    public var credentials: PresentedCredentials?
+    public var verdict: Verdict
+    /// A sentence for people: what exactly was wrong (or right).
+    public var detail: String?
+    public var status: Int
+    /// The `WWW-Authenticate` values sent, in order.
+    public var challenges: [String]?
+
+    public struct RecordedHeader: Sendable, Equatable, Codable {
+        public var name: String
+        public var value: String
+        /// true for `Authorization`, `Proxy-Authorization` and `Cookie`.
+        public var credential: Bool?
+
+        public init(name: String, value: String, credential: Bool? = nil) {
+            self.name = name
+            self.value = value
+            self.credential = credential
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case seq, time, connection, exchange, remote, method, target, version, headers
+        case bodyBytes = "body_bytes"
+        case credentials, verdict, detail, status, challenges
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        seq = try container.decode(Int.self, forKey: .seq)
+        let timeText = try container.decode(String.self, forKey: .time)
+        guard let parsed = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(timeText) else {
+            throw DecodingError.dataCorruptedError(forKey: .time, in: container, debugDescription: "not an ISO 8601 time: \(timeText)")
+        }
+        time = parsed
+        connection = try container.decode(UInt64.self, forKey: .connection)
+        exchange = try container.decode(Int.self, forKey: .exchange)
+        remote = try container.decodeIfPresent(String.self, forKey: .remote)
+        method = try container.decodeIfPresent(String.self, forKey: .method)
+        target = try container.decodeIfPresent(String.self, forKey: .target)
+        version = try container.decodeIfPresent(String.self, forKey: .version)
+        headers = try container.decode([RecordedHeader].self, forKey: .headers)
+        bodyBytes = try container.decode(Int.self, forKey: .bodyBytes)
+        credentials = try container.decodeIfPresent(PresentedCredentials.self, forKey: .credentials)
+        verdict = try container.decode(Verdict.self, forKey: .verdict)
+        detail = try container.decodeIfPresent(String.self, forKey: .detail)
+        status = try container.decode(Int.self, forKey: .status)
+        challenges = try container.decodeIfPresent([String].self, forKey: .challenges)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(seq, forKey: .seq)
+        try container.encode(Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(time), forKey: .time)
+        try container.encode(connection, forKey: .connection)
+        try container.encode(exchange, forKey: .exchange)
+        try container.encodeIfPresent(remote, forKey: .remote)
+        try container.encodeIfPresent(method, forKey: .method)
+        try container.encodeIfPresent(target, forKey: .target)
+        try container.encodeIfPresent(version, forKey: .version)
+        try container.encode(headers, forKey: .headers)
+        try container.encode(bodyBytes, forKey: .bodyBytes)
+        try container.encodeIfPresent(credentials, forKey: .credentials)
+        try container.encode(verdict, forKey: .verdict)
+        try container.encodeIfPresent(detail, forKey: .detail)
+        try container.encode(status, forKey: .status)
+        try container.encodeIfPresent(challenges, forKey: .challenges)
+    }
+
+    public init(
+        seq: Int, time: Date, connection: UInt64, exchange: Int, remote: String?, method: String?, target: String?,
+        version: String?, headers: [RecordedHeader], bodyBytes: Int, credentials: PresentedCredentials?, verdict: Verdict,
+        detail: String?, status: Int, challenges: [String]?
+    ) {
+        self.seq = seq
+        self.time = time
+        self.connection = connection
+        self.exchange = exchange
+        self.remote = remote
+        self.method = method
+        self.target = target
+        self.version = version
+        self.headers = headers
+        self.bodyBytes = bodyBytes
+        self.credentials = credentials
+        self.verdict = verdict
+        self.detail = detail
+        self.status = status
+        self.challenges = challenges
+    }
+
+    /// The entry as one line of JSON (the `--journal` file format), without a trailing newline.
+    public func jsonLine() -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        guard let data = try? encoder.encode(self) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// The credentials a client presented, as the engine read them.
+public struct PresentedCredentials: Sendable, Equatable, Codable {
+    /// `Authorization` or `Proxy-Authorization`.
+    public var header: String
+    public var scheme: String
+    /// The user name claimed (for Digest with userhash, the name it resolved to, if any).
+    public var user: String?
+    /// Basic only: the password as sent.
+    public var password: String?
+    /// Digest and other parameter-list schemes: every parameter, names lower-cased.
+    public var params: [String: String]?
+
+    public init(header: String, scheme: String, user: String? = nil, password: String? = nil, params: [String: String]? = nil) {
+        self.header = header
+        self.scheme = scheme
+        self.user = user
+        self.password = password
+        self.params = params
+    }
+}
+
+/// The in-memory journal: a ring of the most recent entries.
+///
+/// Memory stays bounded however long the server runs; the `--journal` file keeps everything. `evicted`
+/// counts entries that fell out of the ring, so a reader knows when it missed some.
+public struct Journal: Sendable, Equatable {
+    public private(set) var capacity: Int
+    private var storage: [JournalEntry] = []
+    private var head = 0
+    public private(set) var evicted = 0
+
+    public init(capacity: Int = 10_000) {
+        precondition(capacity > 0, "journal capacity must be positive")
+        self.capacity = capacity
+        storage.reserveCapacity(min(capacity, 1024))
+    }
+
+    public mutating func append(_ entry: JournalEntry) {
+        if storage.count < capacity {
+            storage.append(entry)
+        } else {
+            storage[head] = entry
+            head = (head + 1) % capacity
+            evicted += 1
+        }
+    }
+
+    /// The retained entries, oldest first.
+    public var entries: [JournalEntry] {
+        Array(storage[head...] + storage[..<head])
+    }
+
+    public var count: Int { storage.count }
+
+    public mutating func removeAll() {
+        storage.removeAll(keepingCapacity: true)
+        head = 0
+        evicted = 0
+    }
+}

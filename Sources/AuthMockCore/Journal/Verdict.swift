@@ -1,0 +1,56 @@
+/// The engine's reading of one exchange, as a stable dotted name (`digest.stale-nonce`).
+///
+/// A struct over a string rather than an enum, so that later schemes add verdicts without breaking
+/// anyone who switches over them; the names are part of the journal format and do not change.
+public struct Verdict: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible, ExpressibleByStringLiteral {
+    public var rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(stringLiteral value: String) { self.rawValue = value }
+    public var description: String { rawValue }
+
+    public init(from decoder: any Decoder) throws {
+        rawValue = try decoder.singleValueContainer().decode(String.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+
+    // Outside authentication.
+    public static let noCredentials: Verdict = "no-credentials"
+    public static let publicResource: Verdict = "public"
+    public static let notFound: Verdict = "not-found"
+    public static let malformedRequest: Verdict = "http.malformed"
+    public static let headersTooLarge: Verdict = "http.headers-too-large"
+    public static let bodyTooLarge: Verdict = "http.body-too-large"
+
+    // Any scheme.
+    public static let duplicateAuthorization: Verdict = "auth.duplicate-header"
+    public static let malformedAuthorization: Verdict = "auth.malformed"
+    public static let schemeNotOffered: Verdict = "auth.scheme-not-offered"
+
+    // Basic (RFC 7617).
+    public static let basicOK: Verdict = "basic.ok"
+    public static let basicMalformed: Verdict = "basic.malformed"
+    public static let basicUnknownUser: Verdict = "basic.unknown-user"
+    public static let basicBadPassword: Verdict = "basic.bad-password"
+    public static let basicWrongCharset: Verdict = "basic.wrong-charset"
+
+    // Digest (RFC 7616).
+    public static let digestOK: Verdict = "digest.ok"
+    public static let digestMalformed: Verdict = "digest.malformed"
+    public static let digestURIMismatch: Verdict = "digest.uri-mismatch"
+    public static let digestWrongRealm: Verdict = "digest.wrong-realm"
+    public static let digestAlgorithmNotOffered: Verdict = "digest.algorithm-not-offered"
+    public static let digestQOPNotOffered: Verdict = "digest.qop-not-offered"
+    public static let digestQOPMissing: Verdict = "digest.qop-missing"
+    public static let digestUnknownNonce: Verdict = "digest.unknown-nonce"
+    public static let digestNonceAlgorithmMismatch: Verdict = "digest.nonce-algorithm-mismatch"
+    public static let digestOpaqueMismatch: Verdict = "digest.opaque-mismatch"
+    public static let digestUserhashNotOffered: Verdict = "digest.userhash-not-offered"
+    public static let digestUnknownUser: Verdict = "digest.unknown-user"
+    public static let digestBadResponse: Verdict = "digest.bad-response"
+    public static let digestStaleNonce: Verdict = "digest.stale-nonce"
+    public static let digestNCReplay: Verdict = "digest.nc-replay"
+}

@@ -1,0 +1,204 @@
+/// A scripted authentication scenario: who may log in, which challenges are offered, and what each path answers.
+///
+/// Scenarios are written by hand in YAML (see ``ScenarioLoader``) or built in Swift. A scenario is a plain
+/// value: the engine keeps everything that changes while serving (nonces, the journal) in ``EngineState``.
+public struct Scenario: Sendable, Equatable {
+    /// The schema version of the file format; only 1 exists.
+    public static let schemaVersion = 1
+
+    public var name: String
+    public var description: String
+    /// The protection space's realm, sent in every challenge.
+    public var realm: String
+    public var users: [User]
+    /// The challenges offered on a 401, in this order.
+    public var challenges: [Challenge]
+    /// Several challenges as separate `WWW-Authenticate` fields, or all in one field.
+    public var challengeStyle: ChallengeStyle
+    public var nonce: NoncePolicy
+    public var unauthorized: UnauthorizedResponse
+    public var resources: [Resource]
+
+    public init(
+        name: String,
+        description: String = "",
+        realm: String = "authmock",
+        users: [User],
+        challenges: [Challenge],
+        challengeStyle: ChallengeStyle = .separateFields,
+        nonce: NoncePolicy = NoncePolicy(),
+        unauthorized: UnauthorizedResponse = UnauthorizedResponse(),
+        resources: [Resource] = [Resource(path: "/")]
+    ) {
+        self.name = name
+        self.description = description
+        self.realm = realm
+        self.users = users
+        self.challenges = challenges
+        self.challengeStyle = challengeStyle
+        self.nonce = nonce
+        self.unauthorized = unauthorized
+        self.resources = resources
+    }
+
+    /// The user of that name, if any (names are case-sensitive, as Basic and Digest compare them).
+    public func user(named name: String) -> User? {
+        users.first { $0.name == name }
+    }
+
+    /// The resource that serves a path (the request target without its query), first match wins.
+    public func resource(forPath path: String) -> Resource? {
+        resources.first { $0.matches(path: path) }
+    }
+}
+
+public struct User: Sendable, Equatable, Codable {
+    public var name: String
+    public var password: String
+    /// The NTLM domain (or any scheme's notion of one); nil when the scenario gives none.
+    public var domain: String?
+
+    public init(name: String, password: String, domain: String? = nil) {
+        self.name = name
+        self.password = password
+        self.domain = domain
+    }
+}
+
+/// One challenge a scenario offers.
+public enum Challenge: Sendable, Equatable {
+    case basic(BasicChallenge)
+    case digest(DigestChallenge)
+    /// A challenge sent verbatim that authmock never accepts: for testing that clients skip schemes they
+    /// do not know (e.g. `Newauth realm="apps", type=1`).
+    case custom(String)
+
+    /// The auth-scheme token as sent.
+    public var scheme: String {
+        switch self {
+        case .basic: return "Basic"
+        case .digest: return "Digest"
+        case .custom(let raw): return String(raw.prefix { $0 != " " && $0 != "\t" })
+        }
+    }
+}
+
+public struct BasicChallenge: Sendable, Equatable {
+    /// Adds `charset="UTF-8"` (RFC 7617 §2.1): the client must then encode user and password in UTF-8.
+    public var charsetUTF8: Bool
+
+    public init(charsetUTF8: Bool = false) {
+        self.charsetUTF8 = charsetUTF8
+    }
+}
+
+public struct DigestChallenge: Sendable, Equatable {
+    /// The algorithm; nil sends no `algorithm` parameter, which means MD5 (RFC 7616 §3.3).
+    public var algorithm: DigestAlgorithm?
+    /// The qop values offered; empty means RFC 2069 compatibility (no qop, nc or cnonce).
+    public var qop: [DigestQOP]
+    public var opaque: Opaque
+    /// Offers `userhash=true`; the client may then send `H(username:realm)` instead of the name.
+    public var userhash: Bool
+    /// Adds `charset=UTF-8`.
+    public var charsetUTF8: Bool
+
+    public enum Opaque: Sendable, Equatable {
+        case none
+        /// A random value chosen when the server starts.
+        case generated
+        case fixed(String)
+    }
+
+    public init(
+        algorithm: DigestAlgorithm? = nil,
+        qop: [DigestQOP] = [.auth],
+        opaque: Opaque = .none,
+        userhash: Bool = false,
+        charsetUTF8: Bool = false
+    ) {
+        self.algorithm = algorithm
+        self.qop = qop
+        self.opaque = opaque
+        self.userhash = userhash
+        self.charsetUTF8 = charsetUTF8
+    }
+
+    /// The algorithm in effect: MD5 when none is named.
+    public var effectiveAlgorithm: DigestAlgorithm { algorithm ?? .md5 }
+}
+
+public enum ChallengeStyle: String, Sendable, Equatable, CaseIterable {
+    /// One `WWW-Authenticate` field per challenge.
+    case separateFields = "separate"
+    /// All challenges comma-separated in one `WWW-Authenticate` field.
+    case singleField = "combined"
+}
+
+/// How long a Digest nonce stays fresh and how `nc` is checked.
+public struct NoncePolicy: Sendable, Equatable {
+    /// Seconds after issue at which the right credentials get `stale=true`; nil never expires by time.
+    public var lifetime: Double?
+    /// Successful uses after which the nonce is stale; nil allows any number.
+    public var maxUses: Int?
+    /// Whether `nc` must strictly increase for each nonce (replays are refused).
+    public var strictNC: Bool
+    /// How many nonces are remembered; the oldest are evicted (and count as stale) beyond this.
+    public var remember: Int
+
+    public init(lifetime: Double? = nil, maxUses: Int? = nil, strictNC: Bool = true, remember: Int = 10_000) {
+        self.lifetime = lifetime
+        self.maxUses = maxUses
+        self.strictNC = strictNC
+        self.remember = remember
+    }
+}
+
+/// What a 401 looks like.
+public struct UnauthorizedResponse: Sendable, Equatable {
+    /// false sends a 401 with no `WWW-Authenticate` at all (a broken server clients must survive).
+    public var sendChallenge: Bool
+    public var body: String
+    public var contentType: String
+
+    public init(sendChallenge: Bool = true, body: String = "401 Unauthorized\n", contentType: String = "text/plain; charset=utf-8") {
+        self.sendChallenge = sendChallenge
+        self.body = body
+        self.contentType = contentType
+    }
+}
+
+/// A path the scenario serves.
+public struct Resource: Sendable, Equatable {
+    /// An exact path, or a prefix when it ends in `*` (`/api/*`).
+    public var path: String
+    /// Whether credentials are required.
+    public var protected: Bool
+    /// The status once access is granted: 200 usually, 403 for "valid credentials, still forbidden".
+    public var status: Int
+    /// The body; `{user}` is replaced by the authenticated user's name.
+    public var body: String
+    public var contentType: String
+    public var headers: [HeaderField]
+
+    public init(
+        path: String,
+        protected: Bool = true,
+        status: Int = 200,
+        body: String? = nil,
+        contentType: String = "text/plain; charset=utf-8",
+        headers: [HeaderField] = []
+    ) {
+        self.path = path
+        self.protected = protected
+        self.status = status
+        self.body = body ?? (protected ? "Hello, {user}!\n" : "OK\n")
+        self.contentType = contentType
+        self.headers = headers
+    }
+
+    public func matches(path requestPath: String) -> Bool {
+        if path.hasSuffix("*") { return requestPath.hasPrefix(path.dropLast()) }
+        return requestPath == path
+    }
+}

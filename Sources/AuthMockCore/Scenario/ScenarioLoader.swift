@@ -1,0 +1,504 @@
+import Yams
+
+/// Reads scenario files (YAML, schema version 1) into ``Scenario`` values, strictly.
+///
+/// Every key is known, every value has one type, and every problem is reported at its position as
+/// `file:line:column: what is wrong — what would be right`. All problems of a file are reported at once,
+/// so that a user fixes them in one pass; a file with any problem yields no scenario at all.
+///
+/// ```yaml
+/// version: 1
+/// name: digest
+/// users:
+///   - name: alice
+///     password: wonderland
+/// challenges:
+///   - scheme: Digest
+///     algorithm: SHA-256
+/// ```
+public enum ScenarioLoader {
+    /// Parses and validates scenario text; `file` names it in diagnostics.
+    public static func load(yaml text: String, file: String) throws(ScenarioLoadError) -> Scenario {
+        let reader = Reader(file: file)
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: text)
+        } catch {
+            throw ScenarioLoadError(diagnostics: [reader.diagnostic(forYAMLError: error, text: text)])
+        }
+        guard let root else {
+            throw ScenarioLoadError(diagnostics: [
+                ScenarioDiagnostic(
+                    file: file, line: 1, column: 1, message: "the file holds no scenario",
+                    hint: "start with `version: 1` and `name: …`, then users, challenges and resources"
+                )
+            ])
+        }
+        let scenario = reader.scenario(root)
+        guard reader.diagnostics.isEmpty, let scenario else {
+            throw ScenarioLoadError(diagnostics: reader.diagnostics)
+        }
+        return scenario
+    }
+
+    /// The keys the loader accepts, by section: the single source for the docs and the schema test.
+    public static let keys: [String: [String]] = [
+        "scenario": ["version", "name", "description", "realm", "users", "challenges", "challenge-style", "nonce", "unauthorized", "resources"],
+        "user": ["name", "password", "domain"],
+        "challenge.basic": ["scheme", "charset"],
+        "challenge.digest": ["scheme", "algorithm", "qop", "opaque", "userhash", "charset"],
+        "challenge.custom": ["custom"],
+        "nonce": ["lifetime", "max-uses", "strict-nc", "remember"],
+        "unauthorized": ["challenge", "body", "content-type"],
+        "resource": ["path", "protected", "status", "body", "content-type", "headers"],
+    ]
+}
+
+/// A mapping's entries by key, keeping the key nodes for positions.
+private struct Fields {
+    var node: Node
+    var entries: [String: (key: Node, value: Node)] = [:]
+
+    subscript(key: String) -> Node? { entries[key]?.value }
+}
+
+private final class Reader {
+    let file: String
+    var diagnostics: [ScenarioDiagnostic] = []
+
+    init(file: String) { self.file = file }
+
+    // MARK: - Diagnostics
+
+    func report(_ node: Node?, _ message: String, hint: String? = nil) {
+        let mark = node?.mark
+        diagnostics.append(ScenarioDiagnostic(file: file, line: mark?.line ?? 1, column: mark?.column ?? 1, message: message, hint: hint))
+    }
+
+    func diagnostic(forYAMLError error: any Error, text: String) -> ScenarioDiagnostic {
+        if let yaml = error as? YamlError {
+            switch yaml {
+            case .duplicatedKeysInMapping(let duplicates, let context):
+                // Yams reports the first occurrence; point at the second, which is the one to remove.
+                let key = duplicates.first ?? "?"
+                let first = context.mark
+                let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+                let indent = String(repeating: " ", count: max(0, first.column - 1))
+                let second = lines.indices.dropFirst(first.line).first { index in
+                    let line = lines[index]
+                    return line.hasPrefix(indent + key + ":") || line.hasPrefix(indent + "\"" + key + "\":")
+                }
+                return ScenarioDiagnostic(
+                    file: file, line: second.map { $0 + 1 } ?? first.line, column: first.column,
+                    message: "key '\(key)' appears twice in the same mapping", hint: "keep one; the first is on line \(first.line)"
+                )
+            case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
+                .composer(let context, let problem, let mark, _):
+                let where_ = context.map { " (\($0.text))" } ?? ""
+                return ScenarioDiagnostic(
+                    file: file, line: mark.line, column: mark.column, message: "YAML syntax: \(problem)\(where_)",
+                    hint: "check indentation and quoting on this line"
+                )
+            default:
+                break
+            }
+        }
+        return ScenarioDiagnostic(file: file, line: 1, column: 1, message: "YAML syntax: \(error)", hint: "the file must be valid YAML")
+    }
+
+    // MARK: - Typed access
+
+    func describe(_ node: Node) -> String {
+        switch node {
+        case .mapping: return "a mapping"
+        case .sequence: return "a list"
+        case .alias: return "an alias"
+        case .scalar(let scalar):
+            return isNull(scalar) ? "nothing (null)" : "'\(scalar.string)'"
+        }
+    }
+
+    func isNull(_ scalar: Node.Scalar) -> Bool {
+        scalar.style == .plain && ["", "~", "null", "Null", "NULL"].contains(scalar.string)
+    }
+
+    func mapping(_ node: Node, _ what: String, allowed: [String], required: [String] = []) -> Fields? {
+        guard case .mapping(let mapping) = node else {
+            report(node, "\(what) must be a mapping, found \(describe(node))", hint: "write it as `key: value` lines, keys: \(allowed.joined(separator: ", "))")
+            return nil
+        }
+        var fields = Fields(node: node)
+        for (keyNode, valueNode) in mapping {
+            guard case .scalar(let key) = keyNode else {
+                report(keyNode, "keys of \(what) must be plain words, found \(describe(keyNode))")
+                continue
+            }
+            guard allowed.contains(key.string) else {
+                report(keyNode, "unknown key '\(key.string)' in \(what)", hint: Suggestion.hint(for: key.string, in: allowed, noun: "keys"))
+                continue
+            }
+            if let first = fields.entries[key.string] {
+                let line = first.key.mark?.line ?? 0
+                report(keyNode, "key '\(key.string)' appears twice in \(what)", hint: "keep one; the first is on line \(line)")
+                continue
+            }
+            fields.entries[key.string] = (keyNode, valueNode)
+        }
+        for key in required where fields.entries[key] == nil {
+            report(node, "\(what) has no '\(key)'", hint: "add `\(key): …`")
+        }
+        return fields
+    }
+
+    func string(_ node: Node, _ what: String, allowEmpty: Bool = false) -> String? {
+        guard case .scalar(let scalar) = node, !isNull(scalar) || (allowEmpty && scalar.style != .plain) else {
+            report(node, "\(what) must be a string, found \(describe(node))", hint: "quote it if it looks like something else, e.g. \"…\"")
+            return nil
+        }
+        if !allowEmpty && scalar.string.isEmpty {
+            report(node, "\(what) must not be empty")
+            return nil
+        }
+        return scalar.string
+    }
+
+    func bool(_ node: Node, _ what: String) -> Bool? {
+        if case .scalar(let scalar) = node, scalar.style == .plain {
+            switch scalar.string {
+            case "true", "True", "TRUE": return true
+            case "false", "False", "FALSE": return false
+            default: break
+            }
+        }
+        report(node, "\(what) must be true or false, found \(describe(node))", hint: "write true or false, unquoted")
+        return nil
+    }
+
+    func int(_ node: Node, _ what: String, in range: ClosedRange<Int>) -> Int? {
+        guard case .scalar(let scalar) = node, scalar.style == .plain, let value = Int(scalar.string) else {
+            report(node, "\(what) must be a whole number, found \(describe(node))", hint: "write a number from \(range.lowerBound) to \(range.upperBound)")
+            return nil
+        }
+        guard range.contains(value) else {
+            report(node, "\(what) is \(value), out of range", hint: "use a number from \(range.lowerBound) to \(range.upperBound)")
+            return nil
+        }
+        return value
+    }
+
+    /// `30s`, `2m`, `500ms`, `1h`, or a bare number of seconds.
+    func duration(_ node: Node, _ what: String) -> Double? {
+        let hint = "write a duration such as 30s, 500ms, 2m or 1h"
+        guard case .scalar(let scalar) = node, !isNull(scalar) else {
+            report(node, "\(what) must be a duration, found \(describe(node))", hint: hint)
+            return nil
+        }
+        let text = scalar.string.trimmingCharacters(in: .whitespaces)
+        let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
+        var number = Substring(text)
+        var factor = 1.0
+        for (suffix, scale) in units where text.hasSuffix(suffix) {
+            number = text.dropLast(suffix.count)
+            factor = scale
+            break
+        }
+        guard let value = Double(number), value > 0, value.isFinite else {
+            report(node, "\(what) '\(text)' is not a positive duration", hint: hint)
+            return nil
+        }
+        return value * factor
+    }
+
+    func sequence(_ node: Node, _ what: String) -> [Node]? {
+        guard case .sequence(let sequence) = node else {
+            report(node, "\(what) must be a list, found \(describe(node))", hint: "write one `- ` item per line")
+            return nil
+        }
+        return Array(sequence)
+    }
+
+    // MARK: - Scenario
+
+    func scenario(_ root: Node) -> Scenario? {
+        guard let fields = mapping(root, "the scenario", allowed: ScenarioLoader.keys["scenario"]!, required: ["version", "name"]) else {
+            return nil
+        }
+        if let node = fields["version"], let version = int(node, "version", in: 0...Int.max), version != Scenario.schemaVersion {
+            report(node, "schema version \(version) is not supported", hint: "this authmock reads `version: \(Scenario.schemaVersion)`")
+        }
+        let name = fields["name"].flatMap { string($0, "name") } ?? ""
+        if let node = fields["name"], !name.isEmpty, !Self.isIdentifier(name) {
+            report(node, "name '\(name)' has characters other than letters, digits, '.', '_' and '-'", hint: "use a short identifier such as `digest-sha256`")
+        }
+        let description = fields["description"].flatMap { string($0, "description", allowEmpty: true) } ?? ""
+        let realm = fields["realm"].flatMap { string($0, "realm") } ?? "authmock"
+        if let node = fields["realm"], realm.contains(where: { $0.isNewline }) {
+            report(node, "realm must be on one line", hint: "remove the line break")
+        }
+
+        let users = fields["users"].map(users) ?? []
+        let reportedBefore = diagnostics.count
+        let challenges = fields["challenges"].map(challenges) ?? []
+        let challengesHadErrors = diagnostics.count > reportedBefore
+        var style = ChallengeStyle.separateFields
+        if let node = fields["challenge-style"], let text = string(node, "challenge-style") {
+            if let parsed = ChallengeStyle(rawValue: text) {
+                style = parsed
+            } else {
+                report(node, "challenge-style '\(text)' is not known", hint: Suggestion.hint(for: text, in: ChallengeStyle.allCases.map(\.rawValue)))
+            }
+        }
+        let nonce = fields["nonce"].map(noncePolicy) ?? NoncePolicy()
+        let unauthorized = fields["unauthorized"].map(unauthorized) ?? UnauthorizedResponse()
+        let resources = fields["resources"].map(resources) ?? [Resource(path: "/")]
+
+        // Rules that span sections (skipped where a section's own errors already explain the gap).
+        if resources.contains(where: \.protected), challenges.isEmpty, !challengesHadErrors {
+            report(fields["challenges"] ?? root, "protected resources need at least one challenge", hint: "add `challenges:` with `- scheme: Basic` or `- scheme: Digest`")
+        }
+        let needsUsers = challenges.contains { if case .custom = $0 { false } else { true } }
+        if needsUsers, users.isEmpty {
+            report(fields.entries["challenges"]?.key ?? root, "Basic and Digest challenges need users", hint: "add `users:` with `- name: alice` and `password: …`")
+        }
+        return Scenario(
+            name: name, description: description, realm: realm, users: users, challenges: challenges, challengeStyle: style,
+            nonce: nonce, unauthorized: unauthorized, resources: resources
+        )
+    }
+
+    static func isIdentifier(_ text: String) -> Bool {
+        text.unicodeScalars.allSatisfy { $0.properties.isAlphabetic && $0.isASCII || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0) }
+    }
+
+    // MARK: - Users
+
+    func users(_ node: Node) -> [User] {
+        guard let items = sequence(node, "users") else { return [] }
+        var users: [User] = []
+        var seen: [String: Int] = [:]
+        for item in items {
+            guard let fields = mapping(item, "a user", allowed: ScenarioLoader.keys["user"]!, required: ["name", "password"]) else { continue }
+            guard let name = fields["name"].flatMap({ string($0, "a user's name") }),
+                let password = fields["password"].flatMap({ string($0, "a user's password", allowEmpty: true) })
+            else { continue }
+            let domain = fields["domain"].flatMap { string($0, "a user's domain") }
+            if name.contains(":") {
+                report(fields["name"], "user name '\(name)' contains ':'", hint: "Basic separates user and password with ':', so names cannot hold one")
+            }
+            if let line = seen[name] {
+                report(fields["name"], "user '\(name)' is listed twice", hint: "keep one; the first is on line \(line)")
+            }
+            seen[name] = fields["name"]?.mark?.line ?? 0
+            users.append(User(name: name, password: password, domain: domain))
+        }
+        return users
+    }
+
+    // MARK: - Challenges
+
+    func challenges(_ node: Node) -> [Challenge] {
+        guard let items = sequence(node, "challenges") else { return [] }
+        if items.count > 16 {
+            report(node, "\(items.count) challenges are more than authmock offers at once", hint: "keep 16 or fewer")
+        }
+        var result: [Challenge] = []
+        var basicSeen = false
+        for item in items {
+            guard let challenge = challenge(item) else { continue }
+            if case .basic = challenge {
+                if basicSeen { report(item, "a second Basic challenge", hint: "offer Basic once") }
+                basicSeen = true
+            }
+            result.append(challenge)
+        }
+        return result
+    }
+
+    func challenge(_ node: Node) -> Challenge? {
+        let all = Array(Set(ScenarioLoader.keys["challenge.digest"]! + ScenarioLoader.keys["challenge.basic"]! + ["custom"])).sorted()
+        if case .mapping(let map) = node, map["custom"] != nil {
+            guard let fields = mapping(node, "a custom challenge", allowed: ScenarioLoader.keys["challenge.custom"]!) else { return nil }
+            guard let raw = fields["custom"].flatMap({ string($0, "custom") }) else { return nil }
+            do throws(AuthSyntaxError) {
+                _ = try AuthHeader.parseChallenges(raw)
+            } catch {
+                report(fields["custom"], "custom challenge is not a valid challenge: \(error.reason)", hint: "write it as a scheme and parameters, e.g. 'Newauth realm=\"apps\", type=1'")
+                return nil
+            }
+            return .custom(raw)
+        }
+        guard let fields = mapping(node, "a challenge", allowed: all, required: ["scheme"]),
+            let schemeNode = fields["scheme"], let scheme = string(schemeNode, "scheme")
+        else { return nil }
+        switch scheme.lowercased() {
+        case "basic":
+            rejectKeys(fields, notIn: ScenarioLoader.keys["challenge.basic"]!, scheme: "Basic")
+            return .basic(BasicChallenge(charsetUTF8: fields["charset"].map(charset) ?? false))
+        case "digest":
+            rejectKeys(fields, notIn: ScenarioLoader.keys["challenge.digest"]!, scheme: "Digest")
+            var digest = DigestChallenge()
+            if let node = fields["algorithm"], let text = string(node, "algorithm") {
+                if let algorithm = DigestAlgorithm(token: text) {
+                    digest.algorithm = algorithm
+                } else {
+                    report(node, "unknown Digest algorithm '\(text)'", hint: Suggestion.hint(for: text, in: DigestAlgorithm.allCases.map(\.token)))
+                }
+            }
+            if let node = fields["qop"] { digest.qop = qop(node) ?? digest.qop }
+            if let node = fields["opaque"] {
+                if case .scalar(let scalar) = node, scalar.style == .plain, ["true", "false"].contains(scalar.string.lowercased()) {
+                    digest.opaque = scalar.string.lowercased() == "true" ? .generated : .none
+                } else if let value = string(node, "opaque") {
+                    if value.contains(where: { $0 == "\"" || $0 == "\\" || $0.isNewline }) {
+                        report(node, "opaque must not contain quotes, backslashes or line breaks", hint: "use letters, digits and + / =")
+                    }
+                    digest.opaque = .fixed(value)
+                }
+            }
+            if let node = fields["userhash"] { digest.userhash = bool(node, "userhash") ?? false }
+            if let node = fields["charset"] { digest.charsetUTF8 = charset(node) }
+            if digest.effectiveAlgorithm.isSession, digest.qop.isEmpty {
+                report(fields["algorithm"] ?? node, "\(digest.effectiveAlgorithm.token) needs a qop: its A1 uses the cnonce, which only comes with qop", hint: "set `qop: auth` or use a non-session algorithm")
+            }
+            return .digest(digest)
+        default:
+            report(
+                schemeNode, "unknown scheme '\(scheme)'",
+                hint: (Suggestion.closest(to: scheme, in: ["Basic", "Digest"]).map { "did you mean '\($0)'? " } ?? "")
+                    + "authmock accepts Basic and Digest; to offer a scheme it does not accept, write `- custom: '\(scheme) realm=\"…\"'`"
+            )
+            return nil
+        }
+    }
+
+    func rejectKeys(_ fields: Fields, notIn allowed: [String], scheme: String) {
+        for (key, entry) in fields.entries where !allowed.contains(key) {
+            report(entry.key, "'\(key)' does not apply to \(scheme) challenges", hint: "\(scheme) takes: \(allowed.joined(separator: ", "))")
+        }
+    }
+
+    func charset(_ node: Node) -> Bool {
+        guard let text = string(node, "charset") else { return false }
+        guard text.lowercased() == "utf-8" else {
+            report(node, "charset '\(text)' is not allowed", hint: "RFC 7617 and RFC 7616 allow only UTF-8")
+            return false
+        }
+        return true
+    }
+
+    func qop(_ node: Node) -> [DigestQOP]? {
+        let hint = "write auth, auth-int, [auth, auth-int], or none (RFC 2069 mode)"
+        var words: [(Node, String)] = []
+        switch node {
+        case .scalar:
+            guard let text = string(node, "qop") else { return nil }
+            if text.lowercased() == "none" { return [] }
+            words = [(node, text)]
+        case .sequence(let items):
+            for item in items {
+                if let text = string(item, "a qop value") { words.append((item, text)) }
+            }
+            if words.isEmpty {
+                report(node, "qop is an empty list", hint: hint)
+                return nil
+            }
+        default:
+            report(node, "qop must be a word or a list, found \(describe(node))", hint: hint)
+            return nil
+        }
+        var result: [DigestQOP] = []
+        for (item, word) in words {
+            guard let value = DigestQOP(rawValue: word.lowercased()) else {
+                report(item, "unknown qop '\(word)'", hint: hint)
+                continue
+            }
+            if result.contains(value) {
+                report(item, "qop '\(word)' is listed twice", hint: hint)
+            }
+            result.append(value)
+        }
+        return result
+    }
+
+    // MARK: - Nonce, 401, resources
+
+    func noncePolicy(_ node: Node) -> NoncePolicy {
+        var policy = NoncePolicy()
+        guard let fields = mapping(node, "nonce", allowed: ScenarioLoader.keys["nonce"]!) else { return policy }
+        if let node = fields["lifetime"] { policy.lifetime = duration(node, "nonce.lifetime") }
+        if let node = fields["max-uses"] { policy.maxUses = int(node, "nonce.max-uses", in: 1...1_000_000_000) }
+        if let node = fields["strict-nc"] { policy.strictNC = bool(node, "nonce.strict-nc") ?? true }
+        if let node = fields["remember"] { policy.remember = int(node, "nonce.remember", in: 1...10_000_000) ?? policy.remember }
+        return policy
+    }
+
+    func unauthorized(_ node: Node) -> UnauthorizedResponse {
+        var response = UnauthorizedResponse()
+        guard let fields = mapping(node, "unauthorized", allowed: ScenarioLoader.keys["unauthorized"]!) else { return response }
+        if let node = fields["challenge"] { response.sendChallenge = bool(node, "unauthorized.challenge") ?? true }
+        if let node = fields["body"] { response.body = string(node, "unauthorized.body", allowEmpty: true) ?? response.body }
+        if let node = fields["content-type"] { response.contentType = headerValue(node, "unauthorized.content-type") ?? response.contentType }
+        return response
+    }
+
+    func resources(_ node: Node) -> [Resource] {
+        guard let items = sequence(node, "resources") else { return [] }
+        if items.isEmpty { report(node, "resources is an empty list", hint: "list at least one path, or leave `resources` out to protect /") }
+        var result: [Resource] = []
+        var seen: [String: Int] = [:]
+        for item in items {
+            guard let fields = mapping(item, "a resource", allowed: ScenarioLoader.keys["resource"]!, required: ["path"]),
+                let pathNode = fields["path"], let path = string(pathNode, "path")
+            else { continue }
+            if !path.hasPrefix("/") {
+                report(pathNode, "path '\(path)' does not start with '/'", hint: "write it as it appears in the request, e.g. /private")
+            } else if path.hasPrefix(Engine.controlPrefix) || path == "/_authmock" || Engine.controlPrefix.hasPrefix(path.replacingOccurrences(of: "*", with: "")) && path.hasSuffix("*") && path.count > 2 {
+                report(pathNode, "path '\(path)' is under the reserved control prefix \(Engine.controlPrefix)", hint: "choose another path")
+            }
+            if path.dropLast().contains("*") || path.contains("?") || path.contains(where: \.isWhitespace) {
+                report(pathNode, "path '\(path)' has '*' before its end, a '?' or white space", hint: "paths are exact, or a prefix ending in '*', without query")
+            }
+            if let line = seen[path] { report(pathNode, "path '\(path)' is listed twice", hint: "keep one; the first is on line \(line)") }
+            seen[path] = pathNode.mark?.line ?? 0
+
+            let protected = fields["protected"].flatMap { bool($0, "protected") } ?? true
+            var resource = Resource(path: path, protected: protected)
+            if let node = fields["status"] { resource.status = int(node, "status", in: 200...599) ?? 200 }
+            if let node = fields["body"] { resource.body = string(node, "body", allowEmpty: true) ?? resource.body }
+            if let node = fields["content-type"] { resource.contentType = headerValue(node, "content-type") ?? resource.contentType }
+            if let node = fields["headers"] { resource.headers = headers(node) }
+            result.append(resource)
+        }
+        return result
+    }
+
+    func headerValue(_ node: Node, _ what: String) -> String? {
+        guard let value = string(node, what, allowEmpty: true) else { return nil }
+        if value.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) {
+            report(node, "\(what) contains a line break or NUL", hint: "header values are one line")
+            return nil
+        }
+        return value
+    }
+
+    func headers(_ node: Node) -> [HeaderField] {
+        guard case .mapping(let mapping) = node else {
+            report(node, "headers must be a mapping of name: value, found \(describe(node))")
+            return []
+        }
+        var result: [HeaderField] = []
+        for (keyNode, valueNode) in mapping {
+            guard let name = string(keyNode, "a header name") else { continue }
+            guard name.utf8.allSatisfy(AuthHeader.isTokenChar) else {
+                report(keyNode, "header name '\(name)' is not an HTTP token", hint: "use letters, digits and -")
+                continue
+            }
+            if ["content-length", "transfer-encoding", "connection"].contains(name.lowercased()) {
+                report(keyNode, "header '\(name)' is set by the server itself", hint: "leave it out")
+                continue
+            }
+            if let value = headerValue(valueNode, "header '\(name)'") { result.append(HeaderField(name, value)) }
+        }
+        return result
+    }
+}

@@ -1,0 +1,65 @@
+import Testing
+@testable import AuthMockCore
+
+struct AuthHeaderTests {
+    /// Several challenges in one field, each with parameters, as RFC 9110 §11.6.1 allows.
+    @Test func severalChallengesInOneField() throws {
+        let value = #"Newauth realm="apps", type=1, title="Login to \"apps\"", Basic realm="simple", Digest realm="x", nonce="n""#
+        let challenges = try AuthHeader.parseChallenges(value)
+        #expect(challenges.map(\.scheme) == ["Newauth", "Basic", "Digest"])
+        #expect(challenges[0][parameter: "title"] == #"Login to "apps""#)
+        #expect(challenges[0][parameter: "type"] == "1")
+        #expect(challenges[1][parameter: "REALM"] == "simple")
+        #expect(challenges[2][parameter: "nonce"] == "n")
+    }
+
+    /// A bare scheme followed by another challenge, and a token68 challenge.
+    @Test func bareSchemesAndToken68() throws {
+        let challenges = try AuthHeader.parseChallenges("Negotiate, NTLM TlRMTVNTUAABAAAA==, Basic realm=\"r\"")
+        #expect(challenges.map(\.scheme) == ["Negotiate", "NTLM", "Basic"])
+        #expect(challenges[1].token68 == "TlRMTVNTUAABAAAA==")
+    }
+
+    @Test func credentialsWithOptionalWhitespace() throws {
+        let value = try AuthHeader.parseCredentials("Digest username = \"a\" ,realm=\"r\",, nc=00000001 ")
+        #expect(value.scheme == "Digest")
+        #expect(value.parameters.map(\.name) == ["username", "realm", "nc"])
+        #expect(value.parameters[2].quoted == false)
+    }
+
+    /// `Digest username` is a valid token68 by the grammar; the Digest layer is what refuses it.
+    @Test func token68IsSyntaxNotSemantics() throws {
+        #expect(try AuthHeader.parseCredentials("Digest username").token68 == "username")
+        #expect(try AuthHeader.parseCredentials("Digest username=").token68 == "username=")
+    }
+
+    @Test func basicToken68() throws {
+        let value = try AuthHeader.parseCredentials("Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==")
+        #expect(value.token68 == "QWxhZGRpbjpvcGVuIHNlc2FtZQ==")
+        #expect(value.parameters.isEmpty)
+    }
+
+    /// Broken credentials are syntax errors with a reason, never a crash.
+    @Test(arguments: [
+        "", "   ", "Digest username=\"open", "Digest a=\"b\", c", "Digest a=\"b\", c=", "Digest a=\"b\" c=\"d\"",
+        "Digest a=\"x\u{1}y\"", "Basic abc def", "=abc", "Digest a=b, Basic realm=\"x\"",
+    ])
+    func malformedCredentials(value: String) {
+        #expect(throws: AuthSyntaxError.self) { try AuthHeader.parseCredentials(value) }
+    }
+
+    @Test func quoteEscapes() throws {
+        let quoted = AuthHeader.quote(#"a "b" \c"#)
+        #expect(quoted == #""a \"b\" \\c""#)
+        let parsed = try AuthHeader.parseCredentials("X v=\(quoted)")
+        #expect(parsed[parameter: "v"] == #"a "b" \c"#)
+    }
+
+    @Test func renderedRoundTrips() throws {
+        let value = AuthHeaderValue(
+            scheme: "Digest",
+            parameters: [AuthParameter(name: "realm", value: "a \"quoted\" realm", quoted: true), AuthParameter(name: "algorithm", value: "SHA-256", quoted: false)]
+        )
+        #expect(try AuthHeader.parseChallenges(value.rendered) == [value])
+    }
+}

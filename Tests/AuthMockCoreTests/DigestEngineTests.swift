@@ -1,0 +1,272 @@
+import Testing
+import Foundation
+@testable import AuthMockCore
+
+/// Digest rules of RFC 7616, each checked against the engine with no network.
+struct DigestEngineTests {
+    let alice = DigestClient(user: "alice", password: "wonderland")
+
+    func digest() throws -> Harness { Harness(try loadShipped("digest.yaml")) }
+
+    /// No credentials: one challenge per algorithm, SHA-256 first, each with its own nonce and opaque.
+    @Test func challengesOfferBothAlgorithmsInOrder() throws {
+        var h = try digest()
+        let first = h.send()
+        #expect(first.status == 401)
+        #expect(first.verdict == .noCredentials)
+        #expect(first.challenges.map { $0[parameter: "algorithm"] } == ["SHA-256", "MD5"])
+        let nonces = first.challenges.compactMap { $0[parameter: "nonce"] }
+        #expect(Set(nonces).count == 2)
+        #expect(first.challenges.allSatisfy { $0[parameter: "qop"] == "auth" && $0[parameter: "opaque"] != nil })
+        #expect(first.challenges.allSatisfy { $0[parameter: "realm"] == "authmock@example.org" })
+        #expect(first.entry?.challenges?.count == 2)
+    }
+
+    @Test(arguments: ["SHA-256", "MD5"])
+    func correctResponseIsAccepted(algorithm: String) throws {
+        var h = try digest()
+        let challenge = try #require(h.send().digestChallenge(algorithm))
+        let ok = h.send(authorization: alice.authorization(for: challenge))
+        #expect(ok.status == 200)
+        #expect(ok.verdict == .digestOK)
+        #expect(ok.response.bodyText == "Hello, alice!\n")
+        #expect(ok.entry?.credentials?.user == "alice")
+        #expect(ok.entry?.credentials?.params?["algorithm"] == algorithm)
+    }
+
+    /// A wrong password is a bad response and never `stale=true`, not even with an expired nonce.
+    @Test func wrongPasswordIsNeverStale() throws {
+        var h = try digest()
+        let challenge = try #require(h.send().digestChallenge("SHA-256"))
+        let wrong = DigestClient(user: "alice", password: "nope")
+        let fresh = h.send(authorization: wrong.authorization(for: challenge))
+        #expect(fresh.status == 401)
+        #expect(fresh.verdict == .digestBadResponse)
+        #expect(fresh.challenges.allSatisfy { $0[parameter: "stale"] == nil })
+
+        h.now = t0.addingTimeInterval(3600)
+        let expired = h.send(authorization: wrong.authorization(for: challenge))
+        #expect(expired.verdict == .digestBadResponse)
+        #expect(expired.challenges.allSatisfy { $0[parameter: "stale"] == nil })
+    }
+
+    /// Past its lifetime, a nonce with the right credentials earns `stale=true` and fresh nonces, which work.
+    @Test func expiredNonceIsStaleAndRecoverable() throws {
+        var h = try digest()
+        let challenge = try #require(h.send().digestChallenge("SHA-256"))
+        h.now = t0.addingTimeInterval(29)
+        #expect(h.send(authorization: alice.authorization(for: challenge)).status == 200)
+        h.now = t0.addingTimeInterval(31)
+        var second = alice
+        second.nc = 2
+        let stale = h.send(authorization: second.authorization(for: challenge))
+        #expect(stale.status == 401)
+        #expect(stale.verdict == .digestStaleNonce)
+        #expect(stale.challenges.count == 2)
+        #expect(stale.challenges.allSatisfy { $0[parameter: "stale"] == "true" })
+        let renewed = try #require(stale.digestChallenge("SHA-256"))
+        #expect(renewed[parameter: "nonce"] != challenge[parameter: "nonce"])
+        #expect(h.send(authorization: alice.authorization(for: renewed)).status == 200)
+    }
+
+    /// After `max-uses` successful uses the next use is stale.
+    @Test func nonceUseLimit() throws {
+        var h = try digest()
+        let challenge = try #require(h.send().digestChallenge("MD5"))
+        var client = alice
+        for nc in 1...5 {
+            client.nc = nc
+            #expect(h.send(authorization: client.authorization(for: challenge)).verdict == .digestOK)
+        }
+        client.nc = 6
+        let sixth = h.send(authorization: client.authorization(for: challenge))
+        #expect(sixth.verdict == .digestStaleNonce)
+        #expect(sixth.entry?.detail?.contains("5") == true)
+    }
+
+    /// A replayed or non-increasing nc is refused (and is not called stale).
+    @Test func ncReplayIsRefused() throws {
+        var h = try digest()
+        let challenge = try #require(h.send().digestChallenge("SHA-256"))
+        var client = alice
+        client.nc = 3
+        #expect(h.send(authorization: client.authorization(for: challenge)).status == 200)
+        let replay = h.send(authorization: client.authorization(for: challenge))
+        #expect(replay.verdict == .digestNCReplay)
+        #expect(replay.challenges.allSatisfy { $0[parameter: "stale"] == nil })
+        client.nc = 2
+        #expect(h.send(authorization: client.authorization(for: challenge)).verdict == .digestNCReplay)
+        client.nc = 4
+        #expect(h.send(authorization: client.authorization(for: challenge)).verdict == .digestOK)
+    }
+
+    /// With `strict-nc: false` any nc is accepted (for replaying one header in load tests).
+    @Test func ncCheckCanBeDisabled() throws {
+        var scenario = try loadShipped("digest.yaml")
+        scenario.nonce = NoncePolicy(strictNC: false)
+        var h = Harness(scenario)
+        let header = alice.authorization(for: try #require(h.send().digestChallenge("SHA-256")))
+        for _ in 0..<3 { #expect(h.send(authorization: header).verdict == .digestOK) }
+    }
+
+    /// The client must answer with the nonce of the challenge whose algorithm it uses.
+    @Test func nonceMustBelongToTheAlgorithmsChallenge() throws {
+        var h = try digest()
+        let first = h.send()
+        var crossed = try #require(first.digestChallenge("SHA-256"))
+        let md5 = try #require(first.digestChallenge("MD5"))
+        crossed.parameters = crossed.parameters.map { $0.name == "algorithm" ? AuthParameter(name: "algorithm", value: "MD5", quoted: false) : $0 }
+        crossed.parameters = crossed.parameters.map { $0.name == "opaque" ? AuthParameter(name: "opaque", value: md5[parameter: "opaque"]!, quoted: true) : $0 }
+        let answer = h.send(authorization: alice.authorization(for: crossed))
+        #expect(answer.status == 401)
+        #expect(answer.verdict == .digestNonceAlgorithmMismatch)
+    }
+
+    /// The uri must be the request target, query included (400 per RFC 7616 §3.4.6).
+    @Test func uriMustMatchTargetIncludingQuery() throws {
+        var h = try digest()
+        let challenge = try #require(h.send("GET", "/search?q=rabbit").digestChallenge("SHA-256"))
+        let withoutQuery = h.send(authorization: alice.authorization(for: challenge, uri: "/search"), "GET", "/search?q=rabbit")
+        #expect(withoutQuery.status == 400)
+        #expect(withoutQuery.verdict == .digestURIMismatch)
+        let right = h.send(authorization: alice.authorization(for: challenge, uri: "/search?q=rabbit"), "GET", "/search?q=rabbit")
+        #expect(right.status == 200)
+    }
+
+    @Test func opaqueMustBeEchoed() throws {
+        var h = try digest()
+        let challenge = try #require(h.send().digestChallenge("SHA-256"))
+        let missing = h.send(authorization: alice.authorization(for: challenge, omitting: ["opaque"]))
+        #expect(missing.verdict == .digestOpaqueMismatch)
+        let changed = h.send(authorization: alice.authorization(for: challenge, overrides: ["opaque": "other"]))
+        #expect(changed.verdict == .digestOpaqueMismatch)
+    }
+
+    @Test func forgedNonceIsUnknownNotStale() throws {
+        var h = try digest()
+        var challenge = try #require(h.send().digestChallenge("SHA-256"))
+        let nonce = challenge[parameter: "nonce"]!
+        let forged = String(nonce.dropLast()) + (nonce.last == "A" ? "B" : "A")
+        challenge.parameters = challenge.parameters.map { $0.name == "nonce" ? AuthParameter(name: "nonce", value: forged, quoted: true) : $0 }
+        let answer = h.send(authorization: alice.authorization(for: challenge))
+        #expect(answer.verdict == .digestUnknownNonce)
+        #expect(answer.challenges.allSatisfy { $0[parameter: "stale"] == nil })
+    }
+
+    /// A reset forgets every nonce: a client holding one is told it is stale, and recovers.
+    @Test func resetMakesHeldNoncesStale() throws {
+        var h = try digest()
+        let challenge = try #require(h.send().digestChallenge("SHA-256"))
+        h.engine.reset()
+        #expect(h.engine.state.journal.count == 0)
+        #expect(h.send(authorization: alice.authorization(for: challenge)).verdict == .digestStaleNonce)
+    }
+
+    @Test func unknownUserAndAlgorithmNotOffered() throws {
+        var h = try digest()
+        let challenge = try #require(h.send().digestChallenge("SHA-256"))
+        let mallory = DigestClient(user: "mallory", password: "x")
+        #expect(h.send(authorization: mallory.authorization(for: challenge)).verdict == .digestUnknownUser)
+        let sha512 = h.send(authorization: alice.authorization(for: challenge, overrides: ["algorithm": "SHA-512-256"]))
+        #expect(sha512.verdict == .digestAlgorithmNotOffered)
+        let wrongRealm = h.send(authorization: alice.authorization(for: challenge, overrides: ["realm": "elsewhere"]))
+        #expect(wrongRealm.verdict == .digestWrongRealm)
+        #expect(wrongRealm.status == 401)
+    }
+
+    /// Syntax faults are 400s that name the fault.
+    @Test(arguments: [
+        ("Digest username=\"alice\", username=\"bob\", realm=\"r\", nonce=\"n\", uri=\"/\", response=\"x\"", "appears more than once"),
+        ("Digest username=\"alice\", realm=\"r\", uri=\"/\", response=\"x\"", "missing parameter 'nonce'"),
+        ("Digest username=alice, realm=\"r\", nonce=\"n\", uri=\"/\", response=\"x\"", "must be a quoted-string"),
+        ("Digest username=\"alice\", realm=\"r\", nonce=\"n\", uri=\"/\", response=\"x\", qop=auth, nc=1, cnonce=\"c\"", "8 hexadecimal"),
+        ("Digest username=\"alice\", realm=\"r\", nonce=\"n\", uri=\"/\", response=\"x\", qop=auth, nc=00000001", "cnonce is missing"),
+        ("Digest username=\"alice\", realm=\"r\", nonce=\"n\", uri=\"/\", response=\"x\", qop=bogus, nc=00000001, cnonce=\"c\"", "neither auth"),
+        ("Digest realm=\"r\", nonce=\"n\", uri=\"/\", response=\"x\"", "missing parameter 'username'"),
+        ("Digest dXNlcjpwYXNz", "parameter list"),
+        ("Digest username=\"a\", realm=\"r", "malformed"),
+    ])
+    func malformedCredentialsAre400(header: String, expectedDetail: String) throws {
+        var h = try digest()
+        let answer = h.send(authorization: header)
+        #expect(answer.status == 400)
+        #expect(answer.verdict == .digestMalformed || answer.verdict == .malformedAuthorization)
+        #expect(answer.response.bodyText.contains(expectedDetail) || (answer.entry?.detail ?? "").contains(expectedDetail))
+    }
+
+    /// A huge parameter value is just a wrong value: 401, and no crash.
+    @Test func hugeValuesAreHandled() throws {
+        var h = try digest()
+        let challenge = try #require(h.send().digestChallenge("SHA-256"))
+        let huge = String(repeating: "A", count: 200_000)
+        let answer = h.send(authorization: alice.authorization(for: challenge, overrides: ["response": huge]))
+        #expect(answer.verdict == .digestBadResponse)
+        let hugeNonce = h.send(authorization: alice.authorization(for: challenge, overrides: ["nonce": huge]))
+        #expect(hugeNonce.verdict == .digestUnknownNonce)
+    }
+
+    /// auth-int covers the body: the same header with another body fails.
+    @Test func authIntCoversTheBody() throws {
+        var h = Harness(try loadShipped("digest-modern.yaml"))
+        let challenge = try #require(h.send("POST", "/upload").digestChallenge("SHA-512-256"))
+        let client = DigestClient(user: "J\u{E4}s\u{F8}n Doe", password: "Secret, or not?")
+        let body = Array("payload".utf8)
+        let header = client.authorization(for: challenge, method: "POST", uri: "/upload", body: body, qop: .authInt)
+        #expect(h.send(authorization: header, "POST", "/upload", body: body).verdict == .digestOK)
+        var next = client
+        next.nc = 2
+        let tampered = next.authorization(for: challenge, method: "POST", uri: "/upload", body: body, qop: .authInt)
+        #expect(h.send(authorization: tampered, "POST", "/upload", body: Array("tampered".utf8)).verdict == .digestBadResponse)
+    }
+
+    /// userhash: the hashed name resolves to the user (RFC 7616 §3.4.4), and username* works too.
+    @Test func userhashAndExtendedUsername() throws {
+        var h = Harness(try loadShipped("digest-modern.yaml"))
+        let challenge = try #require(h.send("GET", "/doe.json").digestChallenge("SHA-512-256"))
+        #expect(challenge[parameter: "userhash"] == "true")
+        #expect(challenge[parameter: "charset"] == "UTF-8")
+        var client = DigestClient(user: "J\u{E4}s\u{F8}n Doe", password: "Secret, or not?")
+        let hashed = h.send(authorization: client.authorization(for: challenge, uri: "/doe.json", userhash: true), "GET", "/doe.json")
+        #expect(hashed.verdict == .digestOK)
+        #expect(hashed.entry?.credentials?.user == "J\u{E4}s\u{F8}n Doe")
+        client.nc = 2
+        let extended = client.authorization(for: challenge, uri: "/doe.json")
+            .replacingOccurrences(of: "username=\"J\u{E4}s\u{F8}n Doe\"", with: "username*=UTF-8''J%C3%A4s%C3%B8n%20Doe")
+        #expect(h.send(authorization: extended, "GET", "/doe.json").verdict == .digestOK)
+    }
+
+    /// RFC 2069 mode: no qop in the challenge; qop in the answer is refused, none is accepted.
+    @Test func rfc2069Compatibility() throws {
+        var h = Harness(try loadShipped("rfc2069.yaml"))
+        let challenge = try #require(h.send().digestChallenge("MD5"))
+        #expect(challenge[parameter: "qop"] == nil)
+        #expect(challenge[parameter: "algorithm"] == nil)
+        #expect(h.send(authorization: alice.authorization(for: challenge, qop: .auth)).verdict == .digestQOPNotOffered)
+        let legacy = alice.authorization(for: challenge, qop: nil, omitting: ["algorithm"])
+        #expect(h.send(authorization: legacy).verdict == .digestOK)
+    }
+
+    /// When qop is offered, leaving it out is refused.
+    @Test func missingQOPIsRefused() throws {
+        var h = try digest()
+        let challenge = try #require(h.send().digestChallenge("SHA-256"))
+        #expect(h.send(authorization: alice.authorization(for: challenge, qop: nil)).verdict == .digestQOPMissing)
+    }
+
+    /// Nonce memory is bounded: the oldest are evicted, and an evicted nonce is stale, not unknown.
+    @Test func nonceMemoryIsBounded() throws {
+        var scenario = try loadShipped("digest.yaml")
+        scenario.nonce.remember = 3
+        var h = Harness(scenario)
+        let oldest = try #require(h.send().digestChallenge("SHA-256"))
+        for _ in 0..<5 { h.send() }
+        #expect(h.engine.state.rememberedNonces == 3)
+        #expect(h.send(authorization: alice.authorization(for: oldest)).verdict == .digestStaleNonce)
+    }
+
+    /// The same seed gives the same nonces: runs can be repeated.
+    @Test func deterministicUnderSeed() throws {
+        var a = try digest(), b = try digest()
+        #expect(a.send().response == b.send().response)
+    }
+}

@@ -1,0 +1,182 @@
+import Testing
+import Foundation
+@testable import AuthMockCore
+
+/// Basic (RFC 7617), scheme selection, resources, behaviour switches, the journal and control endpoints.
+struct EngineTests {
+    func basicHarness() throws -> Harness { Harness(try loadShipped("basic.yaml")) }
+
+    @Test func basicChallengeThenCredentials() throws {
+        var h = try basicHarness()
+        let challenge = h.send()
+        #expect(challenge.status == 401)
+        #expect(challenge.response.headers.values("WWW-Authenticate") == [#"Basic realm="authmock basic", charset="UTF-8""#])
+        let ok = h.send(authorization: basic("alice", "wonderland"))
+        #expect(ok.status == 200)
+        #expect(ok.verdict == .basicOK)
+        #expect(ok.response.bodyText == "Hello, alice!\n")
+        #expect(ok.entry?.credentials == PresentedCredentials(header: "Authorization", scheme: "Basic", user: "alice", password: "wonderland"))
+    }
+
+    @Test func basicRefusals() throws {
+        var h = try basicHarness()
+        #expect(h.send(authorization: basic("alice", "nope")).verdict == .basicBadPassword)
+        #expect(h.send(authorization: basic("mallory", "wonderland")).verdict == .basicUnknownUser)
+        #expect(h.send(authorization: basic("alice", "nope")).status == 401)
+    }
+
+    /// Broken base64, a missing colon, or parameters instead of a token: 400 with the reason.
+    @Test(arguments: [
+        ("Basic not*base64", "not valid base64"),
+        ("Basic YWxpY2U=", "no ':'"),
+        ("Basic YWxpY2U6d29uZGVybGFuZA", "not valid base64"),
+        ("Basic realm=\"x\"", "one base64 token"),
+    ])
+    func basicMalformed(header: String, detail: String) throws {
+        var h = try basicHarness()
+        let answer = h.send(authorization: header)
+        #expect(answer.status == 400)
+        #expect(answer.verdict == .basicMalformed)
+        #expect(answer.entry?.detail?.contains(detail) == true)
+    }
+
+    /// With charset="UTF-8", a UTF-8 password passes and the ISO-8859-1 one is named as such.
+    @Test func basicCharset() throws {
+        var h = try basicHarness()
+        #expect(h.send(authorization: basic("zo\u{EB}", "p\u{E4}ssw\u{F6}rd")).verdict == .basicOK)
+        let latin1 = "Basic " + Data([0x7A, 0x6F, 0xEB, 0x3A, 0x70, 0xE4, 0x73, 0x73, 0x77, 0xF6, 0x72, 0x64]).base64EncodedString()
+        let answer = h.send(authorization: latin1)
+        #expect(answer.verdict == .basicWrongCharset)
+        #expect(answer.status == 401)
+    }
+
+    /// Without charset, ISO-8859-1 (what clients sent before RFC 7617) is accepted too.
+    @Test func basicLatin1WithoutCharset() throws {
+        var scenario = try loadShipped("basic.yaml")
+        scenario.challenges = [.basic(BasicChallenge(charsetUTF8: false))]
+        var h = Harness(scenario)
+        let latin1 = "Basic " + Data([0x7A, 0x6F, 0xEB, 0x3A, 0x70, 0xE4, 0x73, 0x73, 0x77, 0xF6, 0x72, 0x64]).base64EncodedString()
+        #expect(h.send(authorization: latin1).verdict == .basicOK)
+    }
+
+    @Test func publicForbiddenAndMissingPaths() throws {
+        var h = try basicHarness()
+        let open = h.send("GET", "/public")
+        #expect(open.status == 200)
+        #expect(open.verdict == .publicResource)
+        let forbidden = h.send(authorization: basic("alice", "wonderland"), "GET", "/admin")
+        #expect(forbidden.status == 403)
+        #expect(forbidden.verdict == .basicOK)
+        #expect(forbidden.response.bodyText.contains("alice"))
+        let missing = h.send("GET", "/nowhere")
+        #expect(missing.status == 404)
+        #expect(missing.verdict == .notFound)
+    }
+
+    @Test func duplicateAuthorizationIs400() throws {
+        var h = try basicHarness()
+        let answer = h.send(headers: [HeaderField("Authorization", basic("alice", "wonderland")), HeaderField("authorization", basic("alice", "x"))])
+        #expect(answer.status == 400)
+        #expect(answer.verdict == .duplicateAuthorization)
+    }
+
+    @Test func schemeNotOffered() throws {
+        var h = try basicHarness()
+        let answer = h.send(authorization: "Bearer abc.def")
+        #expect(answer.status == 401)
+        #expect(answer.verdict == .schemeNotOffered)
+        #expect(answer.entry?.credentials?.scheme == "Bearer")
+    }
+
+    /// All challenges in one field, unknown scheme first; clients parse it back into three.
+    @Test func combinedChallengeField() throws {
+        var h = Harness(try loadShipped("scheme-choice.yaml"))
+        let answer = h.send()
+        let fields = answer.response.headers.values("WWW-Authenticate")
+        #expect(fields.count == 1)
+        #expect(answer.challenges.map(\.scheme) == ["Newauth", "Basic", "Digest"])
+        #expect(answer.challenges[0][parameter: "title"] == #"Login to "apps""#)
+        #expect(h.send(authorization: "Newauth token").verdict == .schemeNotOffered)
+        #expect(h.send(authorization: basic("alice", "wonderland")).verdict == .basicOK)
+    }
+
+    /// A 401 without WWW-Authenticate, with the scenario's body; preemptive Basic still works.
+    @Test func brokenServerSwitches() throws {
+        var h = Harness(try loadShipped("broken-401.yaml"))
+        let answer = h.send()
+        #expect(answer.status == 401)
+        #expect(answer.response.headers.values("WWW-Authenticate").isEmpty)
+        #expect(answer.response.bodyText == "Sign in first (this server forgot to say how).\n")
+        #expect(h.send(authorization: basic("alice", "wonderland")).status == 200)
+    }
+
+    /// Every exchange is journaled in order with connection and exchange indexes; credentials are marked.
+    @Test func journalRecordsEveryExchange() throws {
+        var h = try basicHarness()
+        h.send()
+        h.connection = 2
+        h.exchange = 0
+        h.send(authorization: basic("alice", "wonderland"), "GET", "/?x=1")
+        let entries = h.engine.state.journal.entries
+        #expect(entries.map(\.seq) == [1, 2])
+        #expect(entries.map(\.connection) == [1, 2])
+        #expect(entries.map(\.exchange) == [1, 1])
+        #expect(entries[1].target == "/?x=1")
+        #expect(entries[1].time == t0)
+        #expect(entries[1].headers == [JournalEntry.RecordedHeader(name: "Authorization", value: basic("alice", "wonderland"), credential: true)])
+        #expect(entries.map(\.status) == [401, 200])
+    }
+
+    /// The in-memory journal is a ring: bounded, oldest evicted, eviction counted.
+    @Test func journalIsBounded() throws {
+        var h = Harness(try loadShipped("basic.yaml"), journalCapacity: 3)
+        for _ in 0..<5 { h.send() }
+        #expect(h.engine.state.journal.entries.map(\.seq) == [3, 4, 5])
+        #expect(h.engine.state.journal.evicted == 2)
+    }
+
+    @Test func journalEntryRoundTripsThroughJSON() throws {
+        var h = try basicHarness()
+        let entry = try #require(h.send(authorization: basic("alice", "nope")).entry)
+        let line = entry.jsonLine()
+        #expect(!line.contains("\n"))
+        #expect(line.contains(#""verdict":"basic.bad-password""#))
+        #expect(line.contains(#""body_bytes":0"#))
+        let decoded = try JSONDecoder().decode(JournalEntry.self, from: Data(line.utf8))
+        #expect(decoded == entry)
+    }
+
+    /// Control endpoints: journal (with `since`), reset, method checks; none of them is journaled.
+    @Test func controlEndpoints() throws {
+        var h = try basicHarness()
+        h.send()
+        h.send(authorization: basic("alice", "wonderland"))
+        let page = h.send("GET", "/_authmock/journal")
+        #expect(page.status == 200)
+        #expect(page.entry == nil)
+        let decoded = try JSONDecoder().decode(Engine.JournalPage.self, from: Data(page.response.body))
+        #expect(decoded.entries.map(\.verdict) == [.noCredentials, .basicOK])
+        let since = try JSONDecoder().decode(Engine.JournalPage.self, from: Data(h.send("GET", "/_authmock/journal?since=1").response.body))
+        #expect(since.entries.map(\.seq) == [2])
+        #expect(h.send("POST", "/_authmock/journal").status == 405)
+        #expect(h.send("GET", "/_authmock/reset").status == 405)
+        #expect(h.send("POST", "/_authmock/reset").status == 200)
+        #expect(h.engine.state.journal.count == 0)
+        #expect(h.send("GET", "/_authmock/nothing").status == 404)
+        // Sequence numbers keep counting after a reset so a journal file never repeats one.
+        #expect(h.send().entry?.seq == 3)
+    }
+
+    /// The shell's refusals (unparseable request, oversized headers) are journaled too.
+    @Test func rejectedRequestsAreJournaled() throws {
+        var h = try basicHarness()
+        let exchange = h.engine.reject(
+            partial: nil, connection: ConnectionInfo(id: 9, exchange: 1), status: 431, verdict: .headersTooLarge,
+            detail: "a header field exceeds 8192 bytes", now: t0
+        )
+        #expect(exchange.response.status == 431)
+        #expect(exchange.response.closeConnection)
+        #expect(h.engine.state.journal.entries.last?.verdict == .headersTooLarge)
+        #expect(h.engine.state.journal.entries.last?.connection == 9)
+    }
+}

@@ -1,0 +1,100 @@
+import Testing
+import Foundation
+@testable import AuthMockCore
+
+/// Test vectors from the RFCs and FIPS, checked against an independent implementation (OpenSSL via
+/// Python's hashlib) when they were written.
+struct PrimitiveTests {
+    /// FIPS 180-4 SHA-512/256 examples: empty, "abc", and a two-block message.
+    @Test(arguments: [
+        ("", "c672b8d1ef56ed28ab87c3622c5114069bdd3ad7b8f9737498d0c01ecef0967a"),
+        ("abc", "53048e2681941ef99b2e29b76b4c7dabe4c2d0c634fc6d46e0e2f13107e7af23"),
+        (
+            "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu",
+            "3928e184fb8690f840da3988121d31be65cb9d3ef83ee6146feac861e19b563a"
+        ),
+    ])
+    func sha512_256(message: String, expected: String) {
+        #expect(SHA512_256.hash(Array(message.utf8)).hexString == expected)
+    }
+
+    /// RFC 7616 §3.9.1: the MD5 and SHA-256 responses for Mufasa / "Circle of Life".
+    @Test(arguments: [
+        (DigestAlgorithm.md5, "8ca523f5e9506fed4657c9700eebdbec"),
+        (DigestAlgorithm.sha256, "753927fa0e85d155564e2e272a28d1802ca10daf4496794697cf8db5856cb6c1"),
+    ])
+    func rfc7616Example(algorithm: DigestAlgorithm, expected: String) {
+        let inputs = DigestInputs(
+            algorithm: algorithm, username: "Mufasa", realm: "http-auth@example.org", password: "Circle of Life", method: "GET",
+            uri: "/dir/index.html", nonce: "7ypf/xlj9XXwfDPEoM4URrv/xwf94BcCAzFZH4GiTo0v", qop: .auth, nc: "00000001",
+            cnonce: "f2/wE4q74E6zIJEtWaHKaf5wv/H5QzzpXusqGemxURZJ"
+        )
+        #expect(inputs.response == expected)
+    }
+
+    /// RFC 7616 §3.9.2 (SHA-512-256, userhash, UTF-8 name). The RFC's printed userhash and response are
+    /// wrong (erratum 4897); these values were computed independently with OpenSSL's SHA-512/256.
+    @Test func rfc7616UserhashExample() {
+        let algorithm = DigestAlgorithm.sha512_256
+        #expect(
+            algorithm.userhash(username: "J\u{E4}s\u{F8}n Doe", realm: "api@example.org")
+                == "793263caabb707a56211940d90411ea4a575adeccb7e360aeb624ed06ece9b0b"
+        )
+        let inputs = DigestInputs(
+            algorithm: algorithm, username: "J\u{E4}s\u{F8}n Doe", realm: "api@example.org", password: "Secret, or not?",
+            method: "GET", uri: "/doe.json", nonce: "5TsQWLVdgBdmrQ0XsxbDODV+57QdFR34I9HAbC/RVvkK", qop: .auth, nc: "00000001",
+            cnonce: "NTg6RKcb9boFIAS3KrFK9BGeh+iDa/sm6jUMp2wds69v"
+        )
+        #expect(inputs.response == "3798d4131c277846293534c3edc11bd8a5e4cdcbff78b05db9d95eeb1cec68a5")
+        // The printed (erroneous) value must not be what we compute.
+        #expect(inputs.response != "ae66e67d6b427bd3f120414a82e4acff38e8ecd9101d6c861229025f607a79dd")
+    }
+
+    /// RFC 2617 §3.5's example, which RFC 2069-era and MD5 clients still compute.
+    @Test func rfc2617Example() {
+        let inputs = DigestInputs(
+            algorithm: .md5, username: "Mufasa", realm: "testrealm@host.com", password: "Circle Of Life", method: "GET",
+            uri: "/dir/index.html", nonce: "dcd98b7102dd2f0e8b11d0f600bfb0c093", qop: .auth, nc: "00000001", cnonce: "0a4f113b"
+        )
+        #expect(inputs.response == "6629fae49393a05397450978507c4ef1")
+    }
+
+    /// RFC 7617 §2 and §2.1: Aladdin, and the UTF-8 example "test:123£".
+    @Test func rfc7617Examples() throws {
+        #expect(Base64.encode(Array("Aladdin:open sesame".utf8)) == "QWxhZGRpbjpvcGVuIHNlc2FtZQ==")
+        #expect(Base64.encode(Array("test:123\u{A3}".utf8)) == "dGVzdDoxMjPCow==")
+        #expect(Base64.decodeStrict(Substring("dGVzdDoxMjPCow==").utf8) == Array("test:123\u{A3}".utf8))
+    }
+
+    /// Strict base64 refuses what lenient decoders let through.
+    @Test(arguments: ["QWxh ZGRp", "QWxhZGRpbg", "QWxhZGRpbg=", "QWxh*GRp", "QQ==QQ==", "QR==", "=AAA", "Q==="])
+    func base64Rejects(text: String) {
+        #expect(Base64.decodeStrict(Substring(text).utf8) == nil)
+    }
+
+    @Test func base64RoundTrips() {
+        var random = SplitMix64(seed: 3)
+        for length in 0..<40 {
+            let bytes = random.bytes(length)
+            #expect(Base64.decodeStrict(Substring(Base64.encode(bytes)).utf8) == bytes)
+            #expect(Base64.encode(bytes) == Data(bytes).base64EncodedString())
+        }
+    }
+
+    @Test func constantTimeEquality() {
+        #expect(constantTimeEquals(Array("secret".utf8), Array("secret".utf8)))
+        #expect(!constantTimeEquals(Array("secret".utf8), Array("secreT".utf8)))
+        #expect(!constantTimeEquals(Array("secret".utf8), Array("secret2".utf8)))
+        #expect(!constantTimeEquals(Array("".utf8), Array("a".utf8)))
+        #expect(constantTimeEquals([UInt8](), [UInt8]()))
+        // Lengths differing by a multiple of 256 must still differ.
+        #expect(!constantTimeEquals([UInt8](repeating: 0, count: 256), [UInt8]()))
+    }
+
+    @Test func seededRandomIsRepeatable() {
+        var a = RandomSource.seeded(9), b = RandomSource.seeded(9), c = RandomSource.seeded(10)
+        let first = (0..<4).map { _ in a.next() }
+        #expect(first == (0..<4).map { _ in b.next() })
+        #expect(first != (0..<4).map { _ in c.next() })
+    }
+}

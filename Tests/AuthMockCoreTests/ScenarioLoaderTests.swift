@@ -1,0 +1,209 @@
+import Testing
+import Foundation
+@testable import AuthMockCore
+
+struct ScenarioLoaderTests {
+    static let shipped = (try? FileManager.default.contentsOfDirectory(atPath: repositoryRoot.appendingPathComponent("scenarios").path))?
+        .filter { $0.hasSuffix(".yaml") }.sorted() ?? []
+
+    /// Every shipped scenario loads, and starts with a comment header saying what it is for.
+    @Test func shippedScenariosLoad() throws {
+        #expect(Self.shipped.count >= 6)
+        for name in Self.shipped {
+            let scenario = try loadShipped(name)
+            #expect(scenario.name + ".yaml" == name)
+            let text = try String(contentsOf: repositoryRoot.appendingPathComponent("scenarios/\(name)"), encoding: .utf8)
+            #expect(text.hasPrefix("# "), "\(name) needs a comment header")
+            #expect(text.contains("For:"), "\(name)'s header should say what it is for")
+        }
+    }
+
+    @Test func digestScenarioReadsAsWritten() throws {
+        let scenario = try loadShipped("digest.yaml")
+        #expect(scenario.realm == "authmock@example.org")
+        #expect(scenario.challenges == [
+            .digest(DigestChallenge(algorithm: .sha256, qop: [.auth], opaque: .generated)),
+            .digest(DigestChallenge(algorithm: .md5, qop: [.auth], opaque: .generated)),
+        ])
+        #expect(scenario.nonce == NoncePolicy(lifetime: 30, maxUses: 5, strictNC: true))
+        #expect(scenario.users.map(\.name) == ["alice", "bob"])
+        #expect(scenario.resource(forPath: "/public")?.protected == false)
+    }
+
+    @Test func defaults() throws {
+        let scenario = try load("""
+            version: 1
+            name: tiny
+            users: [{name: a, password: b}]
+            challenges: [{scheme: Basic}]
+            """)
+        #expect(scenario.realm == "authmock")
+        #expect(scenario.resources == [Resource(path: "/")])
+        #expect(scenario.challengeStyle == .separateFields)
+        #expect(scenario.unauthorized.sendChallenge)
+    }
+
+    func diagnostics(_ yaml: String) -> [String] {
+        do {
+            _ = try ScenarioLoader.load(yaml: yaml, file: "bad.yaml")
+            return []
+        } catch {
+            return error.diagnostics.map(\.description)
+        }
+    }
+
+    /// Typos are reported at the key, with the closest valid key.
+    @Test func unknownKeyHasPositionAndSuggestion() {
+        let found = diagnostics("""
+            version: 1
+            name: x
+            users:
+              - name: alice
+                pasword: secret
+            challenges:
+              - scheme: Digest
+                algoritm: SHA-256
+            """)
+        #expect(found.contains("bad.yaml:5:5: unknown key 'pasword' in a user — did you mean 'password'? (expected keys: name, password, domain)"))
+        #expect(found.contains("bad.yaml:4:5: a user has no 'password' — add `password: …`"))
+        #expect(found.contains { $0.hasPrefix("bad.yaml:8:5: unknown key 'algoritm' in a challenge — did you mean 'algorithm'?") })
+    }
+
+    @Test func wrongTypesAndValues() {
+        let found = diagnostics("""
+            version: 1
+            name: x
+            users:
+              - name: alice
+                password: secret
+            challenges:
+              - scheme: Digest
+                algorithm: SHA-1
+                qop: [auth, everything]
+                userhash: maybe
+            nonce:
+              lifetime: soon
+              max-uses: 0
+            resources:
+              - path: private
+                status: abc
+            """)
+        #expect(found.contains { $0.hasPrefix("bad.yaml:8:16: unknown Digest algorithm 'SHA-1' — ") && $0.contains("SHA-256") })
+        #expect(found.contains { $0.hasPrefix("bad.yaml:9:17: unknown qop 'everything'") })
+        #expect(found.contains("bad.yaml:10:15: userhash must be true or false, found 'maybe' — write true or false, unquoted"))
+        #expect(found.contains { $0.hasPrefix("bad.yaml:12:13: nonce.lifetime 'soon' is not a positive duration") })
+        #expect(found.contains { $0.hasPrefix("bad.yaml:13:13: nonce.max-uses is 0, out of range") })
+        #expect(found.contains { $0.hasPrefix("bad.yaml:15:11: path 'private' does not start with '/'") })
+        #expect(found.contains { $0.hasPrefix("bad.yaml:16:13: status must be a whole number, found 'abc'") })
+        #expect(found.count == 7)
+    }
+
+    @Test func missingUsersAndChallenges() {
+        let found = diagnostics("""
+            version: 1
+            name: x
+            challenges:
+              - scheme: Basic
+            """)
+        #expect(found == ["bad.yaml:3:1: Basic and Digest challenges need users — add `users:` with `- name: alice` and `password: …`"])
+        let none = diagnostics("version: 1\nname: x\n")
+        #expect(none.contains { $0.contains("protected resources need at least one challenge") })
+    }
+
+    @Test func unknownSchemePointsToCustom() {
+        let found = diagnostics("""
+            version: 1
+            name: x
+            users: [{name: a, password: b}]
+            challenges:
+              - scheme: Digst
+            """)
+        #expect(found.count == 1)
+        #expect(found[0].hasPrefix("bad.yaml:5:13: unknown scheme 'Digst' — did you mean 'Digest'?"))
+        #expect(found[0].contains("custom:"))
+    }
+
+    @Test func versionDuplicatesAndReservedPaths() {
+        let found = diagnostics("""
+            version: 2
+            name: x
+            users: [{name: "a:b", password: b}, {name: "a:b", password: c}]
+            challenges: [{scheme: Basic}, {scheme: Basic, charset: latin1}]
+            resources:
+              - path: /_authmock/journal
+            """)
+        #expect(found.contains("bad.yaml:1:10: schema version 2 is not supported — this authmock reads `version: 1`"))
+        #expect(found.contains { $0.contains("contains ':'") })
+        #expect(found.contains { $0.contains("user 'a:b' is listed twice") })
+        #expect(found.contains { $0.contains("a second Basic challenge") })
+        #expect(found.contains { $0.contains("charset 'latin1' is not allowed") })
+        #expect(found.contains { $0.hasPrefix("bad.yaml:6:11: path '/_authmock/journal' is under the reserved control prefix") })
+    }
+
+    /// Yams refuses duplicate keys while composing; the diagnostic points at the second one.
+    @Test func duplicateKeys() {
+        let found = diagnostics("""
+            version: 1
+            name: x
+            users:
+              - name: a
+                password: b
+                password: c
+            name: y
+            """)
+        #expect(found.count == 1)
+        #expect(found[0].hasPrefix("bad.yaml:"))
+        #expect(found[0].contains("appears twice in the same mapping — keep one; the first is on line"))
+    }
+
+    @Test func sessionAlgorithmNeedsQOP() {
+        let found = diagnostics("""
+            version: 1
+            name: x
+            users: [{name: a, password: b}]
+            challenges:
+              - scheme: Digest
+                algorithm: MD5-sess
+                qop: none
+            """)
+        #expect(found.count == 1)
+        #expect(found[0].hasPrefix("bad.yaml:6:16: MD5-sess needs a qop"))
+    }
+
+    @Test func basicKeysOnDigestAreNamed() {
+        let found = diagnostics("""
+            version: 1
+            name: x
+            users: [{name: a, password: b}]
+            challenges:
+              - scheme: Basic
+                qop: auth
+            """)
+        #expect(found == ["bad.yaml:6:5: 'qop' does not apply to Basic challenges — Basic takes: scheme, charset"])
+    }
+
+    @Test func yamlSyntaxErrorHasPosition() {
+        let found = diagnostics("version: 1\nname: [unclosed\nusers: x\n")
+        #expect(found.count == 1)
+        #expect(found[0].hasPrefix("bad.yaml:"))
+        #expect(found[0].contains("YAML syntax"))
+    }
+
+    @Test func emptyAndNonMappingFiles() {
+        #expect(diagnostics("") == ["bad.yaml:1:1: the file holds no scenario — start with `version: 1` and `name: …`, then users, challenges and resources"])
+        #expect(diagnostics("- a\n- b\n").first?.hasPrefix("bad.yaml:1:1: the scenario must be a mapping, found a list") == true)
+    }
+
+    @Test func customChallengeMustParse() {
+        let found = diagnostics("""
+            version: 1
+            name: x
+            users: [{name: a, password: b}]
+            challenges:
+              - custom: 'Newauth realm="unterminated'
+              - scheme: Basic
+            """)
+        #expect(found.count == 1)
+        #expect(found[0].hasPrefix("bad.yaml:5:13: custom challenge is not a valid challenge"))
+    }
+}
