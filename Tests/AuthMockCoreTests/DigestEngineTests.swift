@@ -235,6 +235,23 @@ struct DigestEngineTests {
         #expect(h.send(authorization: extended, "GET", "/doe.json").verdict == .digestOK)
     }
 
+    /// A client that announces SHA-512-256 but hashes with SHA-256 is named as such (curl 7.x does this).
+    @Test func substitutedAlgorithmIsDiagnosed() throws {
+        var h = Harness(try loadShipped("digest-modern.yaml"))
+        var challenge = try #require(h.send("GET", "/doe.json").digestChallenge("SHA-512-256"))
+        let client = DigestClient(user: "J\u{E4}s\u{F8}n Doe", password: "Secret, or not?")
+        // Compute everything with SHA-256, then claim SHA-512-256.
+        challenge.parameters = challenge.parameters.map { $0.name == "algorithm" ? AuthParameter(name: "algorithm", value: "SHA-256", quoted: false) : $0 }
+        let lying = client.authorization(for: challenge, uri: "/doe.json", overrides: ["algorithm": "SHA-512-256"])
+        let plain = h.send(authorization: lying, "GET", "/doe.json")
+        #expect(plain.verdict == .digestAlgorithmSubstituted)
+        #expect(plain.entry?.detail == "the response was computed with SHA-256, but the client announced algorithm=SHA-512-256")
+        let hashed = client.authorization(for: challenge, uri: "/doe.json", userhash: true, overrides: ["algorithm": "SHA-512-256"])
+        let answer = h.send(authorization: hashed, "GET", "/doe.json")
+        #expect(answer.verdict == .digestAlgorithmSubstituted)
+        #expect(answer.entry?.credentials?.user == "J\u{E4}s\u{F8}n Doe")
+    }
+
     /// RFC 2069 mode: no qop in the challenge; qop in the answer is refused, none is accepted.
     @Test func rfc2069Compatibility() throws {
         var h = Harness(try loadShipped("rfc2069.yaml"))

@@ -130,6 +130,13 @@ extension Engine {
             user = scenario.user(named: claimedUser)
         }
         guard let user else {
+            if usesUserhash, let (other, match) = Self.substitutedUserhash(claimedUser, realm: realm, users: scenario.users, announced: algorithm) {
+                presented.user = match.name
+                return .challenge(
+                    .digestAlgorithmSubstituted,
+                    "the userhash is \(match.name)'s computed with \(other.token), but the client announced algorithm=\(algorithm.token)"
+                )
+            }
             return .challenge(.digestUnknownUser, usesUserhash ? "the userhash matches no user" : "no user named '\(claimedUser)' in the scenario")
         }
 
@@ -138,6 +145,17 @@ extension Engine {
             nonce: nonce, qop: qop, nc: params["nc"]?.value ?? "", cnonce: params["cnonce"]?.value ?? "", body: request.body
         )
         guard constantTimeEquals(Array(inputs.response.utf8), Array(response.utf8)) else {
+            // Only on this failure path: was the response right under another algorithm's hash?
+            for other in DigestAlgorithm.allCases where other != algorithm {
+                var alternative = inputs
+                alternative.algorithm = other
+                if alternative.response == response {
+                    return .challenge(
+                        .digestAlgorithmSubstituted,
+                        "the response was computed with \(other.token), but the client announced algorithm=\(algorithm.token)"
+                    )
+                }
+            }
             return .challenge(.digestBadResponse, "the response does not match \(user.name)'s password (wrong password or wrong computation)")
         }
 
@@ -162,6 +180,18 @@ extension Engine {
         record.uses += 1
         state.nonces[nonce] = record
         return .granted(user: user.name)
+    }
+
+    /// The user and algorithm whose userhash matches, when it is not the announced algorithm.
+    static func substitutedUserhash(
+        _ hash: String, realm: String, users: [User], announced: DigestAlgorithm
+    ) -> (DigestAlgorithm, User)? {
+        for other in DigestAlgorithm.allCases where other != announced {
+            if let user = users.first(where: { other.userhash(username: $0.name, realm: realm) == hash.lowercased() }) {
+                return (other, user)
+            }
+        }
+        return nil
     }
 
     /// Decodes an RFC 8187 ext-value in UTF-8 (`UTF-8''J%C3%A4s%C3%B8n`); the language tag is ignored.

@@ -28,7 +28,7 @@ extension Engine {
 
     static func json(_ value: some Encodable) -> Response {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
         let body = (try? encoder.encode(value)).map { Array($0) + [UInt8(ascii: "\n")] } ?? Array("{}\n".utf8)
         return Response(status: 200, headers: [HeaderField("Content-Type", "application/json")], body: body)
     }

@@ -114,7 +114,7 @@ public struct JournalEntry: Sendable, Equatable, Codable {
     /// The entry as one line of JSON (the `--journal` file format), without a trailing newline.
     public func jsonLine() -> String {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
         guard let data = try? encoder.encode(self) else { return "{}" }
         return String(decoding: data, as: UTF8.self)
     }

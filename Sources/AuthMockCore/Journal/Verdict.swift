@@ -51,6 +51,8 @@ public struct Verdict: RawRepresentable, Sendable, Hashable, Codable, CustomStri
     public static let digestUserhashNotOffered: Verdict = "digest.userhash-not-offered"
     public static let digestUnknownUser: Verdict = "digest.unknown-user"
     public static let digestBadResponse: Verdict = "digest.bad-response"
+    /// The client announced one algorithm but computed with another (e.g. SHA-256 for SHA-512-256).
+    public static let digestAlgorithmSubstituted: Verdict = "digest.algorithm-substituted"
     public static let digestStaleNonce: Verdict = "digest.stale-nonce"
     public static let digestNCReplay: Verdict = "digest.nc-replay"
 }

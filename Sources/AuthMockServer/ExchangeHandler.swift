@@ -1,0 +1,155 @@
+import AuthMockCore
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// Turns HTTP/1.1 request parts into engine ``Request``s and engine ``Response``s back into parts.
+///
+/// One instance per connection. It owns the connection's exchange counter; everything else it needs
+/// to decide comes from the engine. Protocol errors from the decoder (malformed requests, oversized
+/// headers) are answered here and journaled through the engine, then the connection is closed,
+/// because the decoder cannot resynchronise after them.
+final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private enum State {
+        case idle
+        case receiving(HTTPRequestHead, body: [UInt8], tooLarge: Bool)
+        /// A protocol error was answered; the connection is closing and further parts are ignored.
+        case failed
+    }
+
+    private let connectionID: UInt64
+    private let core: EngineCore
+    private let maxBodySize: Int
+    private let logger: Logger
+    private var state = State.idle
+    private var exchanges = 0
+    private var remote: String?
+
+    init(connectionID: UInt64, core: EngineCore, maxBodySize: Int, logger: Logger) {
+        self.connectionID = connectionID
+        self.core = core
+        self.maxBodySize = maxBodySize
+        self.logger = logger
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        remote = context.channel.remoteAddress.map(Self.describe)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch (unwrapInboundIn(data), state) {
+        case (_, .failed):
+            return
+        case (.head(let head), _):
+            state = .receiving(head, body: [], tooLarge: false)
+            if head.headers["expect"].contains(where: { $0.lowercased() == "100-continue" }) {
+                // Answer the interim response so clients that wait for it send their body at once.
+                context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .continue))), promise: nil)
+            }
+        case (.body(var buffer), .receiving(let head, var body, let tooLarge)):
+            var tooLarge = tooLarge
+            if !tooLarge, body.count + buffer.readableBytes <= maxBodySize {
+                body += buffer.readBytes(length: buffer.readableBytes) ?? []
+            } else {
+                tooLarge = true
+            }
+            state = .receiving(head, body: body, tooLarge: tooLarge)
+        case (.end, .receiving(let head, let body, let tooLarge)):
+            state = .idle
+            exchanges += 1
+            let request = Request(
+                method: head.method.rawValue, target: head.uri, version: "HTTP/\(head.version.major).\(head.version.minor)",
+                headers: head.headers.map { HeaderField($0.name, $0.value) }, body: body, connection: connectionInfo
+            )
+            let exchange: Exchange
+            if tooLarge {
+                exchange = core.reject(
+                    partial: request, connection: connectionInfo, status: 413, verdict: .bodyTooLarge,
+                    detail: "the request body exceeds \(maxBodySize) bytes"
+                )
+            } else {
+                exchange = core.handle(request)
+            }
+            logger.debug("\(request.method) \(request.target) → \(exchange.response.status) \(exchange.entry?.verdict.rawValue ?? "control")")
+            write(exchange.response, for: head, context: context)
+        case (.body, _), (.end, _):
+            // Parts without a head cannot come from NIO's decoder; ignore rather than trap.
+            return
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard let parserError = error as? HTTPParserError else {
+            logger.debug("connection error: \(error)")
+            context.close(promise: nil)
+            return
+        }
+        if case .failed = state { return }
+        let partial: Request?
+        if case .receiving(let head, _, _) = state {
+            partial = Request(
+                method: head.method.rawValue, target: head.uri, version: "HTTP/\(head.version.major).\(head.version.minor)",
+                headers: head.headers.map { HeaderField($0.name, $0.value) }, connection: connectionInfo
+            )
+        } else {
+            partial = nil
+        }
+        exchanges += 1
+        let exchange: Exchange
+        if parserError == .headerOverflow {
+            exchange = core.reject(
+                partial: partial, connection: connectionInfo, status: 431, verdict: .headersTooLarge,
+                detail: "the request's header fields exceed the server's limit"
+            )
+        } else {
+            exchange = core.reject(
+                partial: partial, connection: connectionInfo, status: 400, verdict: .malformedRequest,
+                detail: "the request is not valid HTTP/1.1 (\(parserError))"
+            )
+        }
+        state = .failed
+        let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/")
+        write(exchange.response, for: head, context: context)
+    }
+
+    private var connectionInfo: ConnectionInfo {
+        ConnectionInfo(id: connectionID, exchange: exchanges, remote: remote)
+    }
+
+    private func write(_ response: Response, for request: HTTPRequestHead, context: ChannelHandlerContext) {
+        var headers = HTTPHeaders(response.headers.map { ($0.name, $0.value) })
+        headers.replaceOrAdd(name: "Content-Length", value: String(response.body.count))
+        let keepAlive = request.isKeepAlive && !response.closeConnection
+        if !keepAlive {
+            headers.replaceOrAdd(name: "Connection", value: "close")
+        } else if request.version == .http1_0 {
+            headers.replaceOrAdd(name: "Connection", value: "keep-alive")
+        }
+        let head = HTTPResponseHead(
+            version: request.version.major == 1 ? request.version : .http1_1,
+            status: HTTPResponseStatus(statusCode: response.status, reasonPhrase: Engine.reason(response.status)),
+            headers: headers
+        )
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        if request.method != .HEAD, !response.body.isEmpty {
+            context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: response.body)))), promise: nil)
+        }
+        if keepAlive {
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        } else {
+            let channel = context.channel
+            context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
+        }
+    }
+
+    private static func describe(_ address: SocketAddress) -> String {
+        switch address {
+        case .v4: return "\(address.ipAddress ?? "?"):\(address.port ?? 0)"
+        case .v6: return "[\(address.ipAddress ?? "?")]:\(address.port ?? 0)"
+        case .unixDomainSocket: return "unix"
+        }
+    }
+}

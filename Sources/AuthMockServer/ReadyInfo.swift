@@ -1,0 +1,30 @@
+import AuthMockCore
+import Foundation
+
+/// What `authmock serve` prints as its one JSON ready line (and writes to `--ready-file`).
+///
+/// Other projects' tests parse this; the field names are stable:
+/// `{"url":"http://127.0.0.1:8080/","port":8080,"scenario":"digest","users":[{"name":"alice","password":"…"}]}`
+public struct ReadyInfo: Codable, Sendable, Equatable {
+    public var url: String
+    public var port: Int
+    public var scenario: String
+    public var users: [User]
+    /// `GET` this for the journal as JSON.
+    public var journal: String
+
+    public init(server: AuthMockServer) {
+        url = server.url
+        port = server.port
+        scenario = server.scenario.name
+        users = server.scenario.users
+        journal = server.url + "_authmock/journal"
+    }
+
+    /// One line of JSON, no trailing newline.
+    public func jsonLine() -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
+        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+}

@@ -1,0 +1,61 @@
+import AuthMockCore
+import Foundation
+
+/// How an ``AuthMockServer`` listens and what it tolerates from clients.
+public struct ServerConfiguration: Sendable {
+    // MARK: Listening
+
+    /// The address to bind. Loopback by default: authmock is a test tool and should not face a network.
+    public var host: String
+    /// The port; 0 picks a free one (read it back from ``AuthMockServer/port``).
+    public var port: Int
+
+    // MARK: Limits
+
+    /// Largest single header field (name and value) accepted; larger ones get 431.
+    public var maxHeaderFieldSize: Int
+    /// Largest total of all header fields of one request; larger ones get 431.
+    public var maxHeaderListSize: Int
+    /// Largest request body kept; a larger body gets 413 (the connection is then closed).
+    public var maxBodySize: Int
+    /// Journal entries kept in memory for `GET /_authmock/journal`.
+    public var journalCapacity: Int
+    /// How long shutdown waits for in-flight responses before closing connections anyway.
+    public var shutdownGracePeriod: Duration
+
+    // MARK: Determinism
+
+    /// Seeds nonces and opaques so that a run can be repeated; nil uses the system generator.
+    public var seed: UInt64?
+    /// The clock the engine reads once per request. Tests inject one to age nonces.
+    public var clock: @Sendable () -> Date
+
+    // MARK: Journal
+
+    /// Where every journal entry is appended as a JSON line (the file is truncated at start); nil for none.
+    public var journalPath: String?
+
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 8080,
+        maxHeaderFieldSize: Int = 8 * 1024,
+        maxHeaderListSize: Int = 64 * 1024,
+        maxBodySize: Int = 1024 * 1024,
+        journalCapacity: Int = 10_000,
+        shutdownGracePeriod: Duration = .seconds(10),
+        seed: UInt64? = nil,
+        clock: @escaping @Sendable () -> Date = { Date() },
+        journalPath: String? = nil
+    ) {
+        self.host = host
+        self.port = port
+        self.maxHeaderFieldSize = maxHeaderFieldSize
+        self.maxHeaderListSize = maxHeaderListSize
+        self.maxBodySize = maxBodySize
+        self.journalCapacity = journalCapacity
+        self.shutdownGracePeriod = shutdownGracePeriod
+        self.seed = seed
+        self.clock = clock
+        self.journalPath = journalPath
+    }
+}

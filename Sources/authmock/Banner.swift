@@ -1,0 +1,41 @@
+import AuthMockCore
+import AuthMockServer
+
+/// The human-readable start-up text (stderr): where, who, and a curl command that works.
+struct Banner {
+    var scenario: Scenario
+    var ready: ReadyInfo
+
+    var text: String {
+        var lines = ["authmock \(AuthMock.version) serving \"\(scenario.name)\"" + (scenario.description.isEmpty ? "" : ": \(scenario.description)")]
+        lines.append("  listening  \(ready.url)")
+        if !scenario.users.isEmpty {
+            let users = scenario.users.map { "\($0.name) / \($0.password)" }.joined(separator: ", ")
+            lines.append("  users      \(users)")
+        }
+        lines.append("  offers     " + scenario.challenges.map(\.scheme).joined(separator: ", "))
+        if let command = curlCommand { lines.append("  try        \(command)") }
+        lines.append("  journal    curl -s \(ready.journal)")
+        return lines.joined(separator: "\n")
+    }
+
+    /// A curl command that authenticates as the first user against the first protected path.
+    var curlCommand: String? {
+        guard let user = scenario.users.first else { return nil }
+        let resource = scenario.resources.first(where: \.protected) ?? scenario.resources.first
+        let path = resource.map { $0.path.hasSuffix("*") ? String($0.path.dropLast()) : $0.path } ?? "/"
+        let schemes = Set(scenario.challenges.map { $0.scheme.lowercased() })
+        let flag: String
+        switch (schemes.contains("basic"), schemes.contains("digest")) {
+        case (true, true): flag = "--anyauth"
+        case (false, true): flag = "--digest"
+        default: flag = "--basic"
+        }
+        return "curl \(flag) -u \(Self.shellQuote("\(user.name):\(user.password)")) \(Self.shellQuote(ready.url + String(path.dropFirst())))"
+    }
+
+    static func shellQuote(_ text: String) -> String {
+        let safe = text.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "@%+=:,./-_".unicodeScalars.contains($0)) }
+        return safe ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+}

@@ -1,0 +1,116 @@
+import ArgumentParser
+import AuthMockCore
+import AuthMockServer
+import Foundation
+import Logging
+
+extension AuthMock {
+    struct Serve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Serve a scenario until SIGINT or SIGTERM.",
+            discussion: """
+                Prints a banner to stderr and, once connections are accepted, exactly one JSON line to stdout:
+                {"url":"http://127.0.0.1:8080/","port":8080,"scenario":"digest","users":[…],"journal":"…"}.
+                On SIGINT/SIGTERM it stops accepting, finishes in-flight responses, flushes the journal and exits 0.
+                """
+        )
+
+        @Argument(help: "The scenario file (YAML).", completion: .file(extensions: ["yaml", "yml"]))
+        var scenario: String
+
+        @Option(help: "Address to bind.")
+        var host = "127.0.0.1"
+
+        @Option(help: "Port to listen on; 0 picks a free port.")
+        var port = 8080
+
+        @Option(help: ArgumentHelp("Also write the ready JSON to this file, atomically.", valueName: "path"))
+        var readyFile: String?
+
+        @Option(help: ArgumentHelp("Append every exchange to this file as JSON lines (truncated at start).", valueName: "path"))
+        var journal: String?
+
+        @Option(help: ArgumentHelp("Seed for nonces and opaques, to make a run repeatable.", valueName: "n"))
+        var seed: UInt64?
+
+        @Option(help: "trace, debug, info, notice, warning, error or critical (to stderr).")
+        var logLevel: Logger.Level = .warning
+
+        @Option(help: ArgumentHelp("Largest header field accepted, in bytes; larger gets 431.", valueName: "bytes"))
+        var maxHeaderSize = 8 * 1024
+
+        @Option(help: ArgumentHelp("Journal entries kept in memory for GET /_authmock/journal.", valueName: "n"))
+        var journalLimit = 10_000
+
+        func validate() throws {
+            guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
+            guard maxHeaderSize >= 256 else { throw ValidationError("--max-header-size must be at least 256") }
+            guard journalLimit >= 1 else { throw ValidationError("--journal-limit must be at least 1") }
+        }
+
+        func run() async throws {
+            guard let scenario = ScenarioFiles.load(self.scenario) else { throw exitInvalidScenario }
+            let level = logLevel
+            LoggingSystem.bootstrap { label in
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = level
+                return handler
+            }
+            let configuration = ServerConfiguration(
+                host: host, port: port, maxHeaderFieldSize: maxHeaderSize, maxHeaderListSize: max(maxHeaderSize, 64 * 1024),
+                journalCapacity: journalLimit, seed: seed, journalPath: journal
+            )
+            let server = AuthMockServer(scenario: scenario, configuration: configuration, logger: Logger(label: "authmock"))
+            let signals = TerminationSignals()
+            do {
+                try await server.start()
+            } catch {
+                printError("authmock: cannot listen on \(host):\(port): \(error)")
+                throw ExitCode.failure
+            }
+
+            let ready = ReadyInfo(server: server)
+            printError(Banner(scenario: scenario, ready: ready).text)
+            if let readyFile {
+                do {
+                    try Data((ready.jsonLine() + "\n").utf8).write(to: URL(fileURLWithPath: readyFile), options: .atomic)
+                } catch {
+                    printError("authmock: cannot write the ready file \(readyFile): \(error)")
+                    try await server.shutdown()
+                    throw ExitCode.failure
+                }
+            }
+            printOut(ready.jsonLine())
+
+            let signal = await signals.wait()
+            printError("authmock: \(signal), shutting down")
+            try await server.shutdown()
+        }
+    }
+}
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}
+
+/// SIGINT and SIGTERM, delivered once as an async event instead of killing the process.
+final class TerminationSignals: @unchecked Sendable {
+    // Sources must stay alive for as long as the handlers should fire; guarded by the main queue.
+    private var sources: [any DispatchSourceSignal] = []
+    private let stream: AsyncStream<String>
+    private let continuation: AsyncStream<String>.Continuation
+
+    init() {
+        (stream, continuation) = AsyncStream.makeStream(of: String.self)
+        for (number, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { [continuation] in continuation.yield(name) }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    func wait() async -> String {
+        for await name in stream { return name }
+        return "end"
+    }
+}

@@ -1,0 +1,27 @@
+import ArgumentParser
+import AuthMockCore
+
+extension AuthMock {
+    struct Validate: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check scenario files without serving them.",
+            discussion: "Prints one line per valid file; problems go to stderr as file:line:column. Exits 2 if any file is invalid."
+        )
+
+        @Argument(help: "Scenario files to check.", completion: .file(extensions: ["yaml", "yml"]))
+        var files: [String]
+
+        func run() throws {
+            var invalid = 0
+            for file in files {
+                guard let scenario = ScenarioFiles.load(file) else {
+                    invalid += 1
+                    continue
+                }
+                let schemes = scenario.challenges.map(\.scheme).joined(separator: ", ")
+                printOut("\(file): ok — \(scenario.name): \(scenario.users.count) user(s), challenges \(schemes), \(scenario.resources.count) resource(s)")
+            }
+            if invalid > 0 { throw exitInvalidScenario }
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import AuthMockCore
+import AuthMockServer
+import Foundation
+import Testing
+
+/// Hostile and broken clients over raw sockets: a clear 4xx, a journal entry for each, and a server that
+/// keeps serving.
+@Suite(.serialized)
+struct MalformedInputTests {
+    static let cases: [(name: String, request: String, status: Int, verdict: Verdict)] = [
+        ("garbage request line", "GARBAGE\r\n\r\n", 400, .malformedRequest),
+        ("header without colon", "GET / HTTP/1.1\r\nHost: x\r\nNoColonHere\r\n\r\n", 400, .malformedRequest),
+        ("oversized header", "GET / HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 20_000))\r\n\r\n", 431, .headersTooLarge),
+        ("huge Authorization", "GET / HTTP/1.1\r\nHost: x\r\nAuthorization: Digest username=\"\(String(repeating: "a", count: 9_000))\"\r\n\r\n", 431, .headersTooLarge),
+        ("broken base64", "GET / HTTP/1.1\r\nHost: x\r\nAuthorization: Basic %%%notbase64\r\nConnection: close\r\n\r\n", 400, .basicMalformed),
+        ("no colon in Basic", "GET / HTTP/1.1\r\nHost: x\r\nAuthorization: Basic YWxpY2U=\r\nConnection: close\r\n\r\n", 400, .basicMalformed),
+        ("two Authorization headers", "GET / HTTP/1.1\r\nHost: x\r\nAuthorization: Basic YTpi\r\nAuthorization: Basic YTpj\r\nConnection: close\r\n\r\n", 400, .duplicateAuthorization),
+        ("unterminated Digest quote", "GET / HTTP/1.1\r\nHost: x\r\nAuthorization: Digest username=\"alice\r\nConnection: close\r\n\r\n", 400, .malformedAuthorization),
+        ("empty Authorization", "GET / HTTP/1.1\r\nHost: x\r\nAuthorization: \r\nConnection: close\r\n\r\n", 400, .malformedAuthorization),
+    ]
+
+    /// Each malformed request gets its status and exactly one journal entry naming the fault.
+    @Test func malformedRequestsAreRefusedAndJournaled() async throws {
+        var scenario = try shipped("basic.yaml")
+        scenario.challenges.append(.digest(DigestChallenge(algorithm: .sha256)))
+        try await withServer(scenario) { server in
+            for (index, testCase) in Self.cases.enumerated() {
+                let response = try rawExchange(port: server.port, Array(testCase.request.utf8))
+                #expect(response.hasPrefix("HTTP/1.1 \(testCase.status) "), "\(testCase.name): \(response.prefix(80))")
+                let journal = server.journal
+                #expect(journal.count == index + 1, "\(testCase.name): one journal entry per request")
+                #expect(journal.last?.verdict == testCase.verdict, "\(testCase.name)")
+                #expect(journal.last?.status == testCase.status, "\(testCase.name)")
+            }
+            // Still serving.
+            let ok = try rawExchange(port: server.port, Array("GET /public HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8))
+            #expect(ok.hasPrefix("HTTP/1.1 200 "))
+        }
+    }
+
+    /// A body over the limit gets 413 and the connection is closed.
+    @Test func oversizedBody() async throws {
+        let configuration = ServerConfiguration(port: 0, maxBodySize: 1000)
+        try await withServer(try shipped("basic.yaml"), configuration: configuration) { server in
+            let body = String(repeating: "x", count: 5000)
+            let response = try rawExchange(port: server.port, Array("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n\(body)".utf8))
+            #expect(response.hasPrefix("HTTP/1.1 413 "))
+            #expect(response.lowercased().contains("connection: close"))
+            #expect(server.journal.last?.verdict == .bodyTooLarge)
+            #expect(server.journal.last?.bodyBytes == 0)
+        }
+    }
+
+    /// Expect: 100-continue is answered before the body is read, then the request is decided as usual.
+    @Test func expectContinue() async throws {
+        try await withServer(try shipped("basic.yaml")) { server in
+            let response = try rawExchange(
+                port: server.port, Array("POST / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi".utf8)
+            )
+            #expect(response.hasPrefix("HTTP/1.1 100 Continue\r\n"))
+            #expect(response.contains("HTTP/1.1 401 "))
+            #expect(server.journal.last?.bodyBytes == 2)
+        }
+    }
+
+    /// HEAD gets the headers of the GET without a body.
+    @Test func headHasNoBody() async throws {
+        try await withServer(try shipped("basic.yaml")) { server in
+            let response = try rawExchange(port: server.port, Array("HEAD /public HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8))
+            #expect(response.hasPrefix("HTTP/1.1 200 "))
+            #expect(response.hasSuffix("\r\n\r\n"))
+            #expect(response.contains("Content-Length: 22"))
+        }
+    }
+}

@@ -1,0 +1,136 @@
+import AuthMockCore
+import AuthMockServer
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+func shipped(_ name: String) throws -> Scenario {
+    let path = repositoryRoot.appendingPathComponent("scenarios/\(name)").path
+    return try ScenarioLoader.load(yaml: String(contentsOfFile: path, encoding: .utf8), file: name)
+}
+
+/// Runs `body` against an in-process server on a free port, and always shuts it down.
+func withServer<T>(
+    _ scenario: Scenario, configuration: ServerConfiguration = ServerConfiguration(port: 0),
+    _ body: (AuthMockServer) async throws -> T
+) async throws -> T {
+    var configuration = configuration
+    configuration.port = 0
+    let server = AuthMockServer(scenario: scenario, configuration: configuration)
+    try await server.start()
+    do {
+        let result = try await body(server)
+        try await server.shutdown()
+        return result
+    } catch {
+        try? await server.shutdown()
+        throw error
+    }
+}
+
+struct ProcessResult {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+/// Runs a program without a shell, bounded in time (a hang is killed and reported).
+func run(_ executable: String, _ arguments: [String], timeout: Duration = .seconds(20)) async throws -> ProcessResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let killer = Task {
+        try await Task.sleep(for: timeout)
+        process.terminate()
+    }
+    // Read both pipes to the end before waiting, so a chatty process cannot block on a full pipe.
+    async let stdout = Task.detached { out.fileHandleForReading.readDataToEndOfFile() }.value
+    async let stderr = Task.detached { err.fileHandleForReading.readDataToEndOfFile() }.value
+    let (o, e) = await (stdout, stderr)
+    process.waitUntilExit()
+    killer.cancel()
+    return ProcessResult(status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+}
+
+let curlPath = "/usr/bin/curl"
+
+/// curl's major version, from `curl --version`.
+func curlMajorVersion() async throws -> Int {
+    let result = try await run(curlPath, ["--version"])
+    let words = result.stdout.split(separator: " ")
+    return Int(words.dropFirst().first?.split(separator: ".").first ?? "") ?? 0
+}
+
+/// curl with a bounded time; `-w` appends the last status code on its own line.
+func curl(_ arguments: [String]) async throws -> (status: Int, body: String, result: ProcessResult) {
+    try #require(FileManager.default.isExecutableFile(atPath: curlPath), "curl is needed for these tests (apt-get install curl)")
+    let result = try await run(curlPath, ["-sS", "--max-time", "10", "-w", "\n%{http_code}"] + arguments)
+    // The body is everything before the last newline, which `-w` added before the status code.
+    guard let split = result.stdout.lastIndex(of: "\n") else { return (-1, result.stdout, result) }
+    return (Int(result.stdout[result.stdout.index(after: split)...]) ?? -1, String(result.stdout[..<split]), result)
+}
+
+/// Sends raw bytes on a new TCP connection and reads until the server closes it (or 5 s pass).
+func rawExchange(port: Int, _ bytes: [UInt8]) throws -> String {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    try #require(fd >= 0)
+    defer { close(fd) }
+    var timeout = timeval(tv_sec: 5, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    try #require(connected == 0)
+    var sent = 0
+    while sent < bytes.count {
+        let n = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        if n <= 0 { break }  // the server may close early on purpose (e.g. after a 431)
+        sent += n
+    }
+    var received: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let n = recv(fd, &buffer, buffer.count, 0)
+        if n <= 0 { break }
+        received += buffer[0..<n]
+    }
+    return String(decoding: received, as: UTF8.self)
+}
+
+/// A clock that stands still and jumps forward once, after a given number of reads.
+final class JumpingClock: Sendable {
+    private let reads = Mutex(0)
+    let start: Date
+    let jumpAfter: Int
+    let jump: TimeInterval
+
+    init(start: Date = Date(timeIntervalSince1970: 1_800_000_000), jumpAfter: Int, by jump: TimeInterval) {
+        self.start = start
+        self.jumpAfter = jumpAfter
+        self.jump = jump
+    }
+
+    func now() -> Date {
+        let count = reads.withLock { value -> Int in
+            value += 1
+            return value
+        }
+        return count > jumpAfter ? start.addingTimeInterval(jump) : start
+    }
+}
+
+import Synchronization
