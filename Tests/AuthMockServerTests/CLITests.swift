@@ -1,0 +1,121 @@
+import AuthMockCore
+import AuthMockServer
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The `authmock` binary as users and other projects run it: ready line, ready file, journal file,
+/// clean SIGTERM, and exit statuses.
+@Suite(.serialized)
+struct CLITests {
+    /// The binary built next to this test bundle.
+    static var binary: String {
+        let here = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let candidates = [here.appendingPathComponent("authmock").path, repositoryRoot.appendingPathComponent(".build/debug/authmock").path]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates[0]
+    }
+
+    static func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("authmock-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// serve on port 0: one JSON line on stdout (also in --ready-file), a banner on stderr, a working
+    /// server, and on SIGTERM exit 0 with every exchange in the journal file.
+    @Test func serveReadyLineAndCleanShutdown() async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let readyFile = directory.appendingPathComponent("ready.json").path
+        let journalFile = directory.appendingPathComponent("journal.jsonl").path
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.binary)
+        process.arguments = [
+            "serve", repositoryRoot.appendingPathComponent("scenarios/digest.yaml").path, "--port", "0",
+            "--ready-file", readyFile, "--journal", journalFile, "--seed", "1",
+        ]
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+
+        // The ready line is the first (and only) line on stdout.
+        let line = try await Task.detached { () -> String in
+            var bytes: [UInt8] = []
+            while let byte = try out.fileHandleForReading.read(upToCount: 1)?.first, byte != UInt8(ascii: "\n") { bytes.append(byte) }
+            return String(decoding: bytes, as: UTF8.self)
+        }.value
+        let ready = try JSONDecoder().decode(ReadyInfo.self, from: Data(line.utf8))
+        #expect(ready.scenario == "digest")
+        #expect(ready.port > 0)
+        #expect(ready.url == "http://127.0.0.1:\(ready.port)/")
+        #expect(ready.users.map(\.name) == ["alice", "bob"])
+        #expect(try String(contentsOfFile: readyFile, encoding: .utf8) == line + "\n")
+
+        let ok = try await curl(["--digest", "-u", "alice:wonderland", ready.url])
+        #expect(ok.status == 200)
+        let wrong = try await curl(["--digest", "-u", "alice:wrong", ready.url])
+        #expect(wrong.status == 401)
+
+        kill(process.processIdentifier, SIGTERM)
+        let stderr = try await Task.detached { err.fileHandleForReading.readDataToEndOfFile() }.value
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 0)
+        let banner = String(decoding: stderr, as: UTF8.self)
+        #expect(banner.contains("listening  \(ready.url)"))
+        #expect(banner.contains("alice / wonderland"))
+        #expect(banner.contains("curl --digest -u alice:wonderland \(ready.url)"))
+
+        let lines = try String(contentsOfFile: journalFile, encoding: .utf8).split(separator: "\n")
+        let entries = try lines.map { try JSONDecoder().decode(JournalEntry.self, from: Data($0.utf8)) }
+        #expect(entries.map(\.verdict) == [.noCredentials, .digestOK, .noCredentials, .digestBadResponse])
+        #expect(entries.map(\.seq) == [1, 2, 3, 4])
+    }
+
+    /// An invalid scenario: exit status 2 and file:line:column diagnostics, and nothing is served.
+    @Test func invalidScenarioExits2() async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let bad = directory.appendingPathComponent("bad.yaml")
+        try "version: 1\nname: bad\nusers:\n  - name: alice\n    pasword: x\nchallenges:\n  - scheme: Digest\n    algorithm: SHA-1\n"
+            .write(to: bad, atomically: true, encoding: .utf8)
+        let serve = try await run(Self.binary, ["serve", bad.path, "--port", "0"], timeout: .seconds(10))
+        #expect(serve.status == 2)
+        #expect(serve.stdout.isEmpty, "no ready line for a scenario that cannot be served")
+        #expect(serve.stderr.contains("\(bad.path):5:5: unknown key 'pasword' in a user — did you mean 'password'?"))
+        #expect(serve.stderr.contains("\(bad.path):8:16: unknown Digest algorithm 'SHA-1'"))
+
+        let validate = try await run(Self.binary, ["validate", repositoryRoot.appendingPathComponent("scenarios/basic.yaml").path, bad.path])
+        #expect(validate.status == 2)
+        #expect(validate.stdout.contains("basic.yaml: ok"))
+        #expect(validate.stderr.contains("bad.yaml:5:5"))
+
+        let missing = try await run(Self.binary, ["validate", directory.appendingPathComponent("nope.yaml").path])
+        #expect(missing.status == 2)
+        #expect(missing.stderr.contains("nope.yaml:1:1: cannot read the file"))
+    }
+
+    /// Every shipped scenario validates with the CLI.
+    @Test func shippedScenariosValidate() async throws {
+        let directory = repositoryRoot.appendingPathComponent("scenarios")
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".yaml") }.map { directory.appendingPathComponent($0).path }
+        let result = try await run(Self.binary, ["validate"] + files)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.split(separator: "\n").count == files.count)
+    }
+
+    /// A port already in use is a clear failure with exit status 1, not a crash.
+    @Test func portInUse() async throws {
+        try await withServer(try shipped("basic.yaml")) { server in
+            let result = try await run(Self.binary, ["serve", repositoryRoot.appendingPathComponent("scenarios/basic.yaml").path, "--port", String(server.port)], timeout: .seconds(10))
+            #expect(result.status == 1)
+            #expect(result.stderr.contains("cannot listen on 127.0.0.1:\(server.port)"))
+        }
+    }
+}
