@@ -13,7 +13,7 @@ struct Banner {
             let users = scenario.users.map { "\($0.name) / \($0.password)" }.joined(separator: ", ")
             lines.append("  users      \(users)")
         }
-        lines.append("  offers     " + scenario.challenges.map(\.scheme).joined(separator: ", "))
+        lines.append("  offers     " + scenario.challenges.map(\.summary).joined(separator: "; "))
         if let command = curlCommand { lines.append("  try        \(command)") }
         lines.append("  journal    curl -s \(ready.journal)")
         return lines.joined(separator: "\n")

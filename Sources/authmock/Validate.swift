@@ -18,8 +18,8 @@ extension AuthMock {
                     invalid += 1
                     continue
                 }
-                let schemes = scenario.challenges.map(\.scheme).joined(separator: ", ")
-                printOut("\(file): ok — \(scenario.name): \(scenario.users.count) user(s), challenges \(schemes), \(scenario.resources.count) resource(s)")
+                let challenges = scenario.challenges.map(\.summary).joined(separator: "; ")
+                printOut("\(file): ok — \(scenario.name): \(scenario.users.count) user(s); offers \(challenges); \(scenario.resources.count) resource(s)")
             }
             if invalid > 0 { throw exitInvalidScenario }
         }

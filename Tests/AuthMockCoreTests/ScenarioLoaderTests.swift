@@ -207,3 +207,22 @@ struct ScenarioLoaderTests {
         #expect(found[0].hasPrefix("bad.yaml:5:13: custom challenge is not a valid challenge"))
     }
 }
+
+/// The README's complete example is a real scenario, and it shows every key the loader accepts.
+struct ReadmeExampleTests {
+    @Test func completeExampleLoadsAndCoversEveryKey() throws {
+        let readme = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let marker = try #require(readme.range(of: "A complete example with every key"))
+        let afterMarker = readme[marker.upperBound...]
+        let start = try #require(afterMarker.range(of: "```yaml\n"))
+        let end = try #require(afterMarker[start.upperBound...].range(of: "```"))
+        let yaml = String(afterMarker[start.upperBound..<end.lowerBound])
+        let scenario = try ScenarioLoader.load(yaml: yaml, file: "README.md")
+        #expect(scenario.challenges.count == 3)
+        for (section, keys) in ScenarioLoader.keys {
+            for key in keys {
+                #expect(yaml.contains("\(key):"), "README example lacks '\(key)' (\(section))")
+            }
+        }
+    }
+}

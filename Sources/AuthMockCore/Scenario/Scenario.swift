@@ -73,6 +73,21 @@ public enum Challenge: Sendable, Equatable {
     /// do not know (e.g. `Newauth realm="apps", type=1`).
     case custom(String)
 
+    /// A short description for people: `Digest SHA-256 qop=auth`, `Basic charset=UTF-8`.
+    public var summary: String {
+        switch self {
+        case .basic(let basic):
+            return basic.charsetUTF8 ? "Basic charset=UTF-8" : "Basic"
+        case .digest(let digest):
+            var words = ["Digest", digest.effectiveAlgorithm.token]
+            words.append(digest.qop.isEmpty ? "no qop" : "qop=" + digest.qop.map(\.rawValue).joined(separator: ","))
+            if digest.userhash { words.append("userhash") }
+            return words.joined(separator: " ")
+        case .custom:
+            return "\(scheme) (not accepted)"
+        }
+    }
+
     /// The auth-scheme token as sent.
     public var scheme: String {
         switch self {
