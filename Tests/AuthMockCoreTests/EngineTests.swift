@@ -73,6 +73,22 @@ struct EngineTests {
         #expect(missing.verdict == .notFound)
     }
 
+    /// `{user}` is replaced wherever it stands; other braces are left alone.
+    @Test(arguments: [
+        ("Hello, {user}!", "alice", "Hello, alice!"), ("{user}{user}", "bo", "bobo"), ("{us{user}}", "x", "{usx}"),
+        ("no placeholder {", "x", "no placeholder {"), ("{user", "x", "{user"), ("ünï {user} ✓", "zoë", "ünï zoë ✓"),
+    ])
+    func bodyTemplate(template: String, user: String, expected: String) {
+        #expect(Engine.render(template, user: user) == Array(expected.utf8))
+    }
+
+    @Test func leadingToken() {
+        #expect(Engine.leadingToken("  Basic abc") == "Basic")
+        #expect(Engine.leadingToken("Digest") == "Digest")
+        #expect(Engine.leadingToken(" =x") == "")
+        #expect(Engine.leadingToken("") == "")
+    }
+
     @Test func duplicateAuthorizationIs400() throws {
         var h = try basicHarness()
         let answer = h.send(headers: [HeaderField("Authorization", basic("alice", "wonderland")), HeaderField("authorization", basic("alice", "x"))])

@@ -3,8 +3,7 @@ extension Engine {
     ///
     /// - Parameter token: what follows the scheme name, white space included.
     func verifyBasic(_ token: Substring, options: BasicChallenge, presented: inout PresentedCredentials) -> AuthOutcome {
-        let trimmed = token.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed()
-        let text = Substring(String(trimmed))
+        let text = token.trimmingOWS()
         guard !text.isEmpty else {
             return .badRequest(.basicMalformed, "no credentials after 'Basic'")
         }

@@ -130,8 +130,8 @@ public struct Engine: Sendable {
         switch scheme.lowercased() {
         case "basic" where basicChallenge != nil:
             // Basic is a token68 (RFC 7617): read it directly, so base64 faults are named as such.
-            let token = field.drop { $0 == " " || $0 == "\t" }.dropFirst(scheme.count)
-            outcome = verifyBasic(token, options: basicChallenge!, presented: &presented)
+            let token = field.utf8.drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }.dropFirst(scheme.utf8.count)
+            outcome = verifyBasic(Substring(token), options: basicChallenge!, presented: &presented)
         case "digest" where offersDigest:
             let credentials: AuthHeaderValue
             do throws(AuthSyntaxError) {
@@ -182,8 +182,7 @@ public struct Engine: Sendable {
     private func grant(_ resource: Resource, user: String?) -> Response {
         var headers = [HeaderField("Content-Type", resource.contentType)]
         headers += resource.headers
-        let body = resource.body.replacingOccurrences(of: "{user}", with: user ?? "")
-        return Response(status: resource.status, headers: headers, body: Array(body.utf8))
+        return Response(status: resource.status, headers: headers, body: Self.render(resource.body, user: user ?? ""))
     }
 
     /// A 401 with a fresh set of challenges (fresh nonces for every Digest challenge).
@@ -265,8 +264,30 @@ public struct Engine: Sendable {
 
     /// The auth-scheme at the start of a header value; empty when it does not start with a token.
     static func leadingToken(_ text: String) -> String {
-        let token = text.utf8.drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }.prefix(while: AuthHeader.isTokenChar)
-        return String(decoding: token.prefix(64), as: UTF8.self)
+        let utf8 = text.utf8
+        let start = utf8.firstIndex { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") } ?? utf8.endIndex
+        let end = utf8[start...].firstIndex { !AuthHeader.isTokenChar($0) } ?? utf8.endIndex
+        return String(text[start..<end].prefix(64))
+    }
+
+    /// A body template with `{user}` replaced, as bytes (on the hot path: no Foundation bridging).
+    static func render(_ template: String, user: String) -> [UInt8] {
+        let placeholder = Array("{user}".utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(template.utf8.count + user.utf8.count)
+        var rest = template.utf8[...]
+        while let brace = rest.firstIndex(of: UInt8(ascii: "{")) {
+            bytes += rest[..<brace]
+            if rest[brace...].starts(with: placeholder) {
+                bytes += user.utf8
+                rest = rest[rest.index(brace, offsetBy: placeholder.count)...]
+            } else {
+                bytes.append(UInt8(ascii: "{"))
+                rest = rest[rest.index(after: brace)...]
+            }
+        }
+        bytes += rest
+        return bytes
     }
 
     /// Reason phrases for the statuses authmock sends.
