@@ -1,0 +1,88 @@
+import AuthMockCore
+import AuthMockServer
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite(.serialized)
+struct ShutdownTests {
+    /// A request still arriving when shutdown starts is answered in full; then the connection closes,
+    /// new connections are refused, and its journal entry is there.
+    @Test func inFlightRequestFinishes() async throws {
+        let server = AuthMockServer(scenario: try shipped("basic.yaml"), configuration: ServerConfiguration(port: 0))
+        try await server.start()
+        let port = server.port
+        let client = try RawConnection(port: port)
+        try client.send("POST /public HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n12345")
+        // Wait until the server has accepted the connection and seen the head, then start shutting down.
+        try await Task.sleep(for: .milliseconds(100))
+        let shutdown = Task { try await server.shutdown() }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect((try? RawConnection(port: port)) == nil, "the listener is closed once shutdown starts")
+        try client.send("67890")
+        let response = client.readToEnd()
+        try await shutdown.value
+        #expect(response.hasPrefix("HTTP/1.1 200 "))
+        #expect(response.hasSuffix("\r\n\r\nAnyone may read this.\n"))
+        #expect(response.lowercased().contains("connection: close"))
+        #expect(server.journal.last?.bodyBytes == 10)
+        #expect(server.journal.last?.verdict == .publicResource)
+    }
+
+    /// Idle keep-alive connections are closed at once rather than waiting for the grace period.
+    @Test func idleConnectionsCloseQuickly() async throws {
+        let server = AuthMockServer(scenario: try shipped("basic.yaml"), configuration: ServerConfiguration(port: 0, shutdownGracePeriod: .seconds(30)))
+        try await server.start()
+        let client = try RawConnection(port: server.port)
+        try client.send("GET /public HTTP/1.1\r\nHost: x\r\n\r\n")
+        try await Task.sleep(for: .milliseconds(100))
+        let start = ContinuousClock.now
+        try await server.shutdown()
+        #expect(ContinuousClock.now - start < .seconds(5))
+        #expect(client.readToEnd().hasPrefix("HTTP/1.1 200 "))
+    }
+}
+
+/// A blocking TCP client for tests that need to pause mid-request.
+final class RawConnection {
+    let fd: Int32
+
+    init(port: Int, host: String = "127.0.0.1") throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr(host)
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard result == 0 else {
+            close(fd)
+            throw POSIXError(.ECONNREFUSED)
+        }
+    }
+
+    deinit { close(fd) }
+
+    func send(_ text: String) throws {
+        let bytes = Array(text.utf8)
+        let sent = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        guard sent == bytes.count else { throw POSIXError(.EPIPE) }
+    }
+
+    func readToEnd() -> String {
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { break }
+            received += buffer[0..<n]
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+}
