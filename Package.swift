@@ -14,10 +14,14 @@ let package = Package(
         .executable(name: "authmock", targets: ["authmock"]),
         .library(name: "AuthMockCore", targets: ["AuthMockCore"]),
         .library(name: "AuthMockServer", targets: ["AuthMockServer"]),
+        .library(name: "AuthMockCertificates", targets: ["AuthMockCertificates"]),
     ],
     dependencies: [
         // Versions are the ones this project's machines hold offline (see shared/research/machine.md).
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.0"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.0"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.0"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.0"),
@@ -34,12 +38,27 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Test identities (CA, leaves broken on purpose, client certificates) generated in memory with
+        // swift-certificates. No NIO: the server turns the PEMs into NIOSSL types.
+        .target(
+            name: "AuthMockCertificates",
+            dependencies: [
+                "AuthMockCore",
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The SwiftNIO shell: connections, HTTP/1.1 framing, the journal file, graceful shutdown.
         .target(
             name: "AuthMockServer",
             dependencies: [
                 "AuthMockCore",
+                "AuthMockCertificates",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -50,6 +69,7 @@ let package = Package(
             name: "authmock",
             dependencies: [
                 "AuthMockCore",
+                "AuthMockCertificates",
                 "AuthMockServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -63,7 +83,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AuthMockServerTests",
-            dependencies: ["AuthMockCore", "AuthMockServer", "authmock"],
+            dependencies: ["AuthMockCore", "AuthMockServer", "AuthMockCertificates", "authmock"],
             resources: [],
             swiftSettings: swiftSettings
         ),

@@ -1,3 +1,4 @@
+import AuthMockCertificates
 import AuthMockCore
 import Foundation
 
@@ -30,6 +31,17 @@ public struct ServerConfiguration: Sendable {
     /// The clock the engine reads once per request. Tests inject one to age nonces.
     public var clock: @Sendable () -> Date
 
+    // MARK: TLS
+
+    /// A server identity to use instead of generating the scenario's (`--cert`/`--key`/`--ca`). Setting
+    /// it serves HTTPS even when the scenario has no `tls:` section.
+    public var tlsIdentity: TLSIdentity?
+    /// Where to write ca.pem, chain.pem, … for clients; nil writes them to a temporary directory
+    /// that shutdown removes.
+    public var certificatesDirectory: String?
+    /// The port of the extra plain-HTTP listener when the scenario asks for `plain-http` (0: free port).
+    public var plainHTTPPort: Int
+
     // MARK: Journal
 
     /// Where every journal entry is appended as a JSON line (the file is truncated at start); nil for none.
@@ -45,7 +57,10 @@ public struct ServerConfiguration: Sendable {
         shutdownGracePeriod: Duration = .seconds(10),
         seed: UInt64? = nil,
         clock: @escaping @Sendable () -> Date = { Date() },
-        journalPath: String? = nil
+        journalPath: String? = nil,
+        tlsIdentity: TLSIdentity? = nil,
+        certificatesDirectory: String? = nil,
+        plainHTTPPort: Int = 0
     ) {
         self.host = host
         self.port = port
@@ -57,5 +72,8 @@ public struct ServerConfiguration: Sendable {
         self.seed = seed
         self.clock = clock
         self.journalPath = journalPath
+        self.tlsIdentity = tlsIdentity
+        self.certificatesDirectory = certificatesDirectory
+        self.plainHTTPPort = plainHTTPPort
     }
 }

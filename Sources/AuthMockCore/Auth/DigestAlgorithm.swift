@@ -1,4 +1,4 @@
-import Crypto
+internal import Crypto
 
 /// The Digest algorithms of RFC 7616 §3.2 (and RFC 2617's MD5 and MD5-sess).
 public enum DigestAlgorithm: String, Sendable, CaseIterable, Codable {

@@ -2,7 +2,28 @@ import Foundation
 
 extension Engine {
     /// The control endpoints under `/_authmock/`. They are not exchanges under test and are not journaled.
-    mutating func control(_ request: Request) -> Response {
+    mutating func control(_ request: Request) -> Exchange {
+        let endpoint = String(request.path.dropFirst(Self.controlPrefix.count))
+        switch endpoint {
+        case "tls":
+            guard request.method == "GET" else { return Exchange(response: Self.methodNotAllowed(allow: "GET")) }
+            guard let description = state.tlsDescription else {
+                return Exchange(response: Self.plain(status: 404, "404 Not Found: this scenario serves no TLS\n"))
+            }
+            return Exchange(response: Response(status: 200, headers: [HeaderField("Content-Type", "application/json")], body: description))
+        case "tls/rotate":
+            guard request.method == "POST" else { return Exchange(response: Self.methodNotAllowed(allow: "POST")) }
+            guard state.tlsDescription != nil else {
+                return Exchange(response: Self.plain(status: 404, "404 Not Found: this scenario serves no TLS\n"))
+            }
+            let keepKey = Self.queryItem("keep-key", in: request.target).map { $0 != "false" } ?? (scenario.tls?.rotateKeepsKey ?? true)
+            return Exchange(response: Self.json(["rotating": true, "keep_key": keepKey]), actions: [.rotateCertificate(keepKey: keepKey)])
+        default:
+            return Exchange(response: controlResponse(request))
+        }
+    }
+
+    private mutating func controlResponse(_ request: Request) -> Response {
         let endpoint = String(request.path.dropFirst(Self.controlPrefix.count))
         switch endpoint {
         case "journal":
@@ -15,7 +36,7 @@ extension Engine {
             reset()
             return Self.json(["reset": true])
         default:
-            return Self.plain(status: 404, "404 Not Found: no control endpoint \(request.path) (have: GET /_authmock/journal, POST /_authmock/reset)\n")
+            return Self.plain(status: 404, "404 Not Found: no control endpoint \(request.path) (have: GET /_authmock/journal, POST /_authmock/reset, GET /_authmock/tls, POST /_authmock/tls/rotate)\n")
         }
     }
 

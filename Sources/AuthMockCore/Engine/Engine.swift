@@ -53,7 +53,7 @@ public struct Engine: Sendable {
     /// Answers one request and records it.
     public mutating func handle(_ request: Request, now: Date, random: inout some RandomNumberGenerator) -> Exchange {
         if request.path.hasPrefix(Self.controlPrefix) || request.path == String(Self.controlPrefix.dropLast()) {
-            return Exchange(response: control(request), entry: nil)
+            return control(request)
         }
         var decision = decide(request, now: now, random: &random)
         let entry = record(
@@ -61,7 +61,50 @@ public struct Engine: Sendable {
             detail: decision.detail, response: decision.response
         )
         decision.response.headers.append(HeaderField("X-Authmock-Verdict", decision.verdict.rawValue))
-        return Exchange(response: decision.response, entry: entry)
+        var actions: [ServerAction] = []
+        if let every = scenario.tls?.rotateAfterRequests, request.connection.tls != nil {
+            state.requestsSinceRotation += 1
+            if state.requestsSinceRotation >= every {
+                state.requestsSinceRotation = 0
+                actions.append(.rotateCertificate(keepKey: scenario.tls?.rotateKeepsKey ?? true))
+            }
+        }
+        return Exchange(response: decision.response, entry: entry, actions: actions)
+    }
+
+    /// Records a TLS connection when it closes: its handshake, and whether any request arrived on it.
+    ///
+    /// - Parameters:
+    ///   - failure: why the handshake failed, or nil when it completed.
+    ///   - requests: how many HTTP requests the connection carried.
+    public mutating func recordTLSConnection(
+        _ connection: ConnectionInfo, failure: String?, requests: Int, now: Date
+    ) -> JournalEntry {
+        let verdict: Verdict
+        let detail: String
+        if let failure {
+            verdict = .tlsHandshakeFailed
+            detail = failure
+        } else if requests == 0 {
+            verdict = .tlsNoRequest
+            detail = "the handshake completed, then the client closed without sending a request"
+        } else {
+            verdict = .tlsOK
+            detail = "\(requests) request(s) over \(connection.tls?.version ?? "TLS")"
+        }
+        let entry = JournalEntry(
+            seq: state.nextSeq, time: now, connection: connection.id, exchange: 0, remote: connection.remote, method: nil,
+            target: nil, version: nil, headers: [], bodyBytes: 0, credentials: nil, verdict: verdict, detail: detail, status: 0,
+            challenges: nil, tls: connection.tls, requests: requests
+        )
+        state.nextSeq += 1
+        state.journal.append(entry)
+        return entry
+    }
+
+    /// What the shell reports about its TLS identity (pins, files), served at `GET /_authmock/tls`.
+    public mutating func setTLSDescription(_ json: [UInt8]?) {
+        state.tlsDescription = json
     }
 
     /// Records a request the shell refused before it could be handed over whole (unparseable, headers too
@@ -311,9 +354,23 @@ public struct Engine: Sendable {
 
 /// The engine's answer to one request.
 public struct Exchange: Sendable, Equatable {
+    public init(response: Response, entry: JournalEntry? = nil, actions: [ServerAction] = []) {
+        self.response = response
+        self.entry = entry
+        self.actions = actions
+    }
+
     public var response: Response
     /// nil for control requests (`/_authmock/…`), which are not exchanges under test.
     public var entry: JournalEntry?
+    /// What the shell must do besides answering.
+    public var actions: [ServerAction] = []
+}
+
+/// Work the engine asks of the shell, which owns the resources involved.
+public enum ServerAction: Sendable, Equatable {
+    /// Replace the TLS leaf for new connections, keeping its key or not.
+    case rotateCertificate(keepKey: Bool)
 }
 
 /// Everything that changes while a scenario is served.
@@ -321,6 +378,8 @@ public struct EngineState: Sendable, Equatable {
     var nonces: NonceStore
     public internal(set) var journal: Journal
     public internal(set) var nextSeq = 1
+    var requestsSinceRotation = 0
+    var tlsDescription: [UInt8]?
 
     /// How many Digest nonces are remembered right now (bounded by the scenario's `nonce.remember`).
     public var rememberedNonces: Int { nonces.count }

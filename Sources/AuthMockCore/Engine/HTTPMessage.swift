@@ -30,11 +30,35 @@ public struct ConnectionInfo: Sendable, Equatable {
     public var exchange: Int
     /// The peer's address, e.g. `127.0.0.1:53122`.
     public var remote: String?
+    /// What TLS negotiated; nil on a plain connection.
+    public var tls: TLSFacts?
 
-    public init(id: UInt64, exchange: Int, remote: String? = nil) {
+    public init(id: UInt64, exchange: Int, remote: String? = nil, tls: TLSFacts? = nil) {
         self.id = id
         self.exchange = exchange
         self.remote = remote
+        self.tls = tls
+    }
+}
+
+/// What the TLS handshake of a connection settled, as far as the TLS stack tells.
+public struct TLSFacts: Sendable, Equatable, Codable {
+    /// `TLSv1.2` or `TLSv1.3`; nil when the handshake did not complete.
+    public var version: String?
+    /// The ALPN protocol agreed, e.g. `http/1.1`.
+    public var alpn: String?
+    /// The client certificate's subject (RFC 4514), or nil when the client sent none.
+    public var clientCertificate: String?
+
+    public init(version: String? = nil, alpn: String? = nil, clientCertificate: String? = nil) {
+        self.version = version
+        self.alpn = alpn
+        self.clientCertificate = clientCertificate
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case version, alpn
+        case clientCertificate = "client_certificate"
     }
 }
 

@@ -27,6 +27,10 @@ public struct JournalEntry: Sendable, Equatable, Codable {
     public var status: Int
     /// The `WWW-Authenticate` values sent, in order.
     public var challenges: [String]?
+    /// The connection's TLS facts; nil on plain HTTP.
+    public var tls: TLSFacts?
+    /// TLS connection entries only: how many HTTP requests arrived on the connection.
+    public var requests: Int?
 
     public struct RecordedHeader: Sendable, Equatable, Codable {
         public var name: String
@@ -44,7 +48,7 @@ public struct JournalEntry: Sendable, Equatable, Codable {
     enum CodingKeys: String, CodingKey {
         case seq, time, connection, exchange, remote, method, target, version, headers
         case bodyBytes = "body_bytes"
-        case credentials, verdict, detail, status, challenges
+        case credentials, verdict, detail, status, challenges, tls, requests
     }
 
     public init(from decoder: any Decoder) throws {
@@ -68,6 +72,8 @@ public struct JournalEntry: Sendable, Equatable, Codable {
         detail = try container.decodeIfPresent(String.self, forKey: .detail)
         status = try container.decode(Int.self, forKey: .status)
         challenges = try container.decodeIfPresent([String].self, forKey: .challenges)
+        tls = try container.decodeIfPresent(TLSFacts.self, forKey: .tls)
+        requests = try container.decodeIfPresent(Int.self, forKey: .requests)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -87,12 +93,14 @@ public struct JournalEntry: Sendable, Equatable, Codable {
         try container.encodeIfPresent(detail, forKey: .detail)
         try container.encode(status, forKey: .status)
         try container.encodeIfPresent(challenges, forKey: .challenges)
+        try container.encodeIfPresent(tls, forKey: .tls)
+        try container.encodeIfPresent(requests, forKey: .requests)
     }
 
     public init(
         seq: Int, time: Date, connection: UInt64, exchange: Int, remote: String?, method: String?, target: String?,
         version: String?, headers: [RecordedHeader], bodyBytes: Int, credentials: PresentedCredentials?, verdict: Verdict,
-        detail: String?, status: Int, challenges: [String]?
+        detail: String?, status: Int, challenges: [String]?, tls: TLSFacts? = nil, requests: Int? = nil
     ) {
         self.seq = seq
         self.time = time
@@ -109,6 +117,8 @@ public struct JournalEntry: Sendable, Equatable, Codable {
         self.detail = detail
         self.status = status
         self.challenges = challenges
+        self.tls = tls
+        self.requests = requests
     }
 
     /// The entry as one line of JSON (the `--journal` file format), without a trailing newline.

@@ -25,6 +25,15 @@ public struct Verdict: RawRepresentable, Sendable, Hashable, Codable, CustomStri
     public static let headersTooLarge: Verdict = "http.headers-too-large"
     public static let bodyTooLarge: Verdict = "http.body-too-large"
 
+    // TLS connections (one entry per connection, written when it closes).
+    /// The handshake completed and the client sent at least one request.
+    public static let tlsOK: Verdict = "tls.ok"
+    /// The handshake completed but the client closed without a request: what a client does when its
+    /// pin or trust check fails after the handshake.
+    public static let tlsNoRequest: Verdict = "tls.no-request"
+    /// The handshake failed; `detail` says why (the client's alert, or the server's reason).
+    public static let tlsHandshakeFailed: Verdict = "tls.handshake-failed"
+
     // Any scheme.
     public static let duplicateAuthorization: Verdict = "auth.duplicate-header"
     public static let malformedAuthorization: Verdict = "auth.malformed"

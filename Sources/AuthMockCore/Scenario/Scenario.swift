@@ -18,6 +18,8 @@ public struct Scenario: Sendable, Equatable {
     public var nonce: NoncePolicy
     public var unauthorized: UnauthorizedResponse
     public var resources: [Resource]
+    /// HTTPS settings; nil serves plain HTTP.
+    public var tls: TLSSettings?
 
     public init(
         name: String,
@@ -28,7 +30,8 @@ public struct Scenario: Sendable, Equatable {
         challengeStyle: ChallengeStyle = .separateFields,
         nonce: NoncePolicy = NoncePolicy(),
         unauthorized: UnauthorizedResponse = UnauthorizedResponse(),
-        resources: [Resource] = [Resource(path: "/")]
+        resources: [Resource] = [Resource(path: "/")],
+        tls: TLSSettings? = nil
     ) {
         self.name = name
         self.description = description
@@ -39,6 +42,7 @@ public struct Scenario: Sendable, Equatable {
         self.nonce = nonce
         self.unauthorized = unauthorized
         self.resources = resources
+        self.tls = tls
     }
 
     /// The user of that name, if any (names are case-sensitive, as Basic and Digest compare them).

@@ -1,4 +1,4 @@
-import Yams
+internal import Yams
 
 /// Reads scenario files (YAML, schema version 1) into ``Scenario`` values, strictly.
 ///
@@ -43,7 +43,7 @@ public enum ScenarioLoader {
 
     /// The keys the loader accepts, by section: the single source for the docs and the schema test.
     public static let keys: [String: [String]] = [
-        "scenario": ["version", "name", "description", "realm", "users", "challenges", "challenge-style", "nonce", "unauthorized", "resources"],
+        "scenario": ["version", "name", "description", "realm", "users", "challenges", "challenge-style", "nonce", "unauthorized", "resources", "tls"],
         "user": ["name", "password", "domain"],
         "challenge.basic": ["scheme", "charset"],
         "challenge.digest": ["scheme", "algorithm", "qop", "opaque", "userhash", "charset"],
@@ -51,6 +51,8 @@ public enum ScenarioLoader {
         "nonce": ["lifetime", "max-uses", "strict-nc", "remember"],
         "unauthorized": ["challenge", "body", "content-type"],
         "resource": ["path", "protected", "status", "body", "content-type", "headers"],
+        "tls": ["identity", "key", "hosts", "intermediate", "client-certificate", "plain-http", "rotate"],
+        "tls.rotate": ["after-requests", "keep-key"],
     ]
 }
 
@@ -251,6 +253,7 @@ private final class Reader {
         let nonce = fields["nonce"].map(noncePolicy) ?? NoncePolicy()
         let unauthorized = fields["unauthorized"].map(unauthorized) ?? UnauthorizedResponse()
         let resources = fields["resources"].map(resources) ?? [Resource(path: "/")]
+        let tls = fields["tls"].map(tlsSettings)
 
         // Rules that span sections (skipped where a section's own errors already explain the gap).
         if resources.contains(where: \.protected), challenges.isEmpty, !challengesHadErrors {
@@ -262,7 +265,7 @@ private final class Reader {
         }
         return Scenario(
             name: name, description: description, realm: realm, users: users, challenges: challenges, challengeStyle: style,
-            nonce: nonce, unauthorized: unauthorized, resources: resources
+            nonce: nonce, unauthorized: unauthorized, resources: resources, tls: tls
         )
     }
 
@@ -470,6 +473,40 @@ private final class Reader {
             result.append(resource)
         }
         return result
+    }
+
+    // MARK: - TLS
+
+    func choice<T: RawRepresentable & CaseIterable>(_ node: Node, _ what: String, _ type: T.Type) -> T? where T.RawValue == String {
+        guard let text = string(node, what) else { return nil }
+        if let value = T(rawValue: text.lowercased()) { return value }
+        report(node, "\(what) '\(text)' is not known", hint: Suggestion.hint(for: text, in: T.allCases.map(\.rawValue)))
+        return nil
+    }
+
+    func tlsSettings(_ node: Node) -> TLSSettings {
+        var settings = TLSSettings()
+        guard let fields = mapping(node, "tls", allowed: ScenarioLoader.keys["tls"]!) else { return settings }
+        if let node = fields["identity"] { settings.identity = choice(node, "tls.identity", IdentityKind.self) ?? settings.identity }
+        if let node = fields["key"] { settings.keyType = choice(node, "tls.key", KeyType.self) ?? settings.keyType }
+        if let node = fields["hosts"], let items = sequence(node, "tls.hosts") {
+            let hosts = items.compactMap { string($0, "a host") }
+            if hosts.isEmpty { report(node, "tls.hosts is empty", hint: "list the names clients connect to, e.g. [localhost, 127.0.0.1]") }
+            for (item, host) in zip(items, hosts) where host.contains(where: { $0.isWhitespace || $0 == "/" }) {
+                report(item, "host '\(host)' is not a DNS name or IP address", hint: "write a name such as localhost or an address such as 127.0.0.1")
+            }
+            settings.hosts = hosts.isEmpty ? settings.hosts : hosts
+        }
+        if let node = fields["intermediate"] { settings.intermediate = bool(node, "tls.intermediate") ?? false }
+        if let node = fields["client-certificate"] {
+            settings.clientCertificate = choice(node, "tls.client-certificate", ClientCertificateMode.self) ?? .none
+        }
+        if let node = fields["plain-http"] { settings.plainHTTP = bool(node, "tls.plain-http") ?? false }
+        if let node = fields["rotate"], let rotate = mapping(node, "tls.rotate", allowed: ScenarioLoader.keys["tls.rotate"]!) {
+            if let node = rotate["after-requests"] { settings.rotateAfterRequests = int(node, "tls.rotate.after-requests", in: 1...1_000_000) }
+            if let node = rotate["keep-key"] { settings.rotateKeepsKey = bool(node, "tls.rotate.keep-key") ?? true }
+        }
+        return settings
     }
 
     func headerValue(_ node: Node, _ what: String) -> String? {
