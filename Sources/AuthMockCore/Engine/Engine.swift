@@ -311,6 +311,11 @@ public struct Engine: Sendable {
 
 /// The engine's answer to one request.
 public struct Exchange: Sendable, Equatable {
+    public init(response: Response, entry: JournalEntry? = nil) {
+        self.response = response
+        self.entry = entry
+    }
+
     public var response: Response
     /// nil for control requests (`/_authmock/…`), which are not exchanges under test.
     public var entry: JournalEntry?
