@@ -156,19 +156,29 @@ final class EngineCore: Sendable {
     }
 
     func handle(_ request: Request) -> Exchange {
+        // The journal page can be large: copy it under the lock, encode it outside.
+        if let since = Engine.journalPageRequest(request) {
+            let page = locked.withLockedValue { $0.engine.journalPage(since: since) }
+            return Exchange(response: Engine.json(page))
+        }
         let now = clock()
-        let exchange = locked.withLockedValue { $0.engine.handle(request, now: now, random: &$0.random) }
-        if let entry = exchange.entry { journalFile.withLockedValue { $0 }?.append(entry) }
-        return exchange
+        let file = journalFile.withLockedValue { $0 }
+        return locked.withLockedValue {
+            let exchange = $0.engine.handle(request, now: now, random: &$0.random)
+            // Queued while still holding the lock, so the file is in `seq` order.
+            if let entry = exchange.entry { file?.append(entry) }
+            return exchange
+        }
     }
 
     func reject(partial: Request?, connection: ConnectionInfo, status: Int, verdict: Verdict, detail: String) -> Exchange {
         let now = clock()
-        let exchange = locked.withLockedValue {
-            $0.engine.reject(partial: partial, connection: connection, status: status, verdict: verdict, detail: detail, now: now)
+        let file = journalFile.withLockedValue { $0 }
+        return locked.withLockedValue {
+            let exchange = $0.engine.reject(partial: partial, connection: connection, status: status, verdict: verdict, detail: detail, now: now)
+            if let entry = exchange.entry { file?.append(entry) }
+            return exchange
         }
-        if let entry = exchange.entry { journalFile.withLockedValue { $0 }?.append(entry) }
-        return exchange
     }
 }
 
@@ -177,16 +187,22 @@ final class ConnectionRegistry: Sendable {
     private struct State {
         var nextID: UInt64 = 1
         var open: [UInt64: any Channel] = [:]
+        var closing = false
     }
 
     private let state = NIOLockedValueBox(State())
 
-    /// Assigns the next connection id and forgets the channel when it closes.
+    /// Assigns the next connection id and forgets the channel when it closes. A connection accepted
+    /// after shutdown began is closed at once, so nothing is journaled after the journal is flushed.
     func register(_ channel: any Channel) -> UInt64 {
-        let id = state.withLockedValue { state in
+        let (id, closing) = state.withLockedValue { state in
             defer { state.nextID += 1 }
-            state.open[state.nextID] = channel
-            return state.nextID
+            if !state.closing { state.open[state.nextID] = channel }
+            return (state.nextID, state.closing)
+        }
+        if closing {
+            channel.close(promise: nil)
+            return id
         }
         channel.closeFuture.whenComplete { [weak self] _ in
             self?.state.withLockedValue { _ = $0.open.removeValue(forKey: id) }
@@ -199,7 +215,10 @@ final class ConnectionRegistry: Sendable {
     /// Asks every connection to finish its current exchange and close, then closes what is left
     /// after the grace period.
     func quiesce(gracePeriod: Duration) async {
-        let channels = state.withLockedValue { Array($0.open.values) }
+        let channels = state.withLockedValue { state in
+            state.closing = true
+            return Array(state.open.values)
+        }
         for channel in channels {
             channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
         }

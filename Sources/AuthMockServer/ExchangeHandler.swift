@@ -9,13 +9,17 @@ import NIOHTTP1
 /// to decide comes from the engine. Protocol errors from the decoder (malformed requests, oversized
 /// headers) are answered here and journaled through the engine, then the connection is closed,
 /// because the decoder cannot resynchronise after them.
-final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
+///
+/// It is also the connection's back-pressure: while the channel is not writable (a client that sends
+/// requests without reading the answers), it holds reads, so nothing grows without bound.
+final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
     typealias OutboundOut = HTTPServerResponsePart
 
     private enum State {
         case idle
-        case receiving(HTTPRequestHead, body: [UInt8], tooLarge: Bool)
+        case receiving(HTTPRequestHead, tooLarge: Bool)
         /// A protocol error was answered; the connection is closing and further parts are ignored.
         case failed
     }
@@ -25,6 +29,9 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
     private let maxBodySize: Int
     private let logger: Logger
     private var state = State.idle
+    /// The body of the request being received; kept outside `state` so appending never copies it.
+    private var body: [UInt8] = []
+    private var readHeld = false
     private var exchanges = 0
     private var remote: String?
 
@@ -44,21 +51,29 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
         case (_, .failed):
             return
         case (.head(let head), _):
-            state = .receiving(head, body: [], tooLarge: false)
-            if head.headers["expect"].contains(where: { $0.lowercased() == "100-continue" }) {
-                // Answer the interim response so clients that wait for it send their body at once.
+            body = []
+            let declared = head.headers["content-length"].first.flatMap(Int.init)
+            let tooLarge = (declared ?? 0) > maxBodySize
+            state = .receiving(head, tooLarge: tooLarge)
+            // Answer the interim response (HTTP/1.1 only, RFC 9110 §10.1.1) so clients that wait for it
+            // send their body at once, unless the body is already known to be refused.
+            if head.version.major == 1, head.version.minor >= 1, !tooLarge, head.headers["expect"].contains(where: { $0.lowercased() == "100-continue" }) {
                 context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .continue))), promise: nil)
             }
-        case (.body(var buffer), .receiving(let head, var body, let tooLarge)):
-            var tooLarge = tooLarge
+        case (.body(var buffer), .receiving(let head, let tooLarge)):
             if !tooLarge, body.count + buffer.readableBytes <= maxBodySize {
-                body += buffer.readBytes(length: buffer.readableBytes) ?? []
+                buffer.readWithUnsafeReadableBytes { bytes in
+                    body.append(contentsOf: bytes)
+                    return bytes.count
+                }
             } else {
-                tooLarge = true
+                body = []
+                state = .receiving(head, tooLarge: true)
             }
-            state = .receiving(head, body: body, tooLarge: tooLarge)
-        case (.end, .receiving(let head, let body, let tooLarge)):
+        case (.end, .receiving(let head, let tooLarge)):
             state = .idle
+            let body = self.body
+            self.body = []
             exchanges += 1
             let request = Request(
                 method: head.method.rawValue, target: head.uri, version: "HTTP/\(head.version.major).\(head.version.minor)",
@@ -89,7 +104,7 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
         if case .failed = state { return }
         let partial: Request?
-        if case .receiving(let head, _, _) = state {
+        if case .receiving(let head, _) = state {
             partial = Request(
                 method: head.method.rawValue, target: head.uri, version: "HTTP/\(head.version.major).\(head.version.minor)",
                 headers: head.headers.map { HeaderField($0.name, $0.value) }, connection: connectionInfo
@@ -115,6 +130,24 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
         write(exchange.response, for: head, context: context)
     }
 
+    // MARK: Back-pressure
+
+    func read(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            context.read()
+        } else {
+            readHeld = true
+        }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable, readHeld {
+            readHeld = false
+            context.read()
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
     private var connectionInfo: ConnectionInfo {
         ConnectionInfo(id: connectionID, exchange: exchanges, remote: remote)
     }
@@ -134,7 +167,8 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
             headers: headers
         )
         context.write(wrapOutboundOut(.head(head)), promise: nil)
-        if request.method != .HEAD, !response.body.isEmpty {
+        // HEAD, 204 and 304 carry no body (the encoder drops Content-Length for the last two).
+        if request.method != .HEAD, response.status != 204, response.status != 304, !response.body.isEmpty {
             context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: response.body)))), promise: nil)
         }
         if keepAlive {

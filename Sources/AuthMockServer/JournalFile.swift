@@ -5,9 +5,11 @@ import Foundation
 ///
 /// Writes go through a serial queue, so an event loop only pays for enqueueing; ``close()`` drains the
 /// queue and syncs the file, which is how shutdown guarantees that no entry is lost.
-final class JournalFile: Sendable {
+final class JournalFile: @unchecked Sendable {
     private let queue = DispatchQueue(label: "authmock.journal")
     private let handle: FileHandle
+    /// Only touched on `queue`.
+    private var closed = false
 
     init(path: String) throws {
         guard FileManager.default.createFile(atPath: path, contents: nil) else {
@@ -17,15 +19,21 @@ final class JournalFile: Sendable {
         self.handle = handle
     }
 
+    /// Queues an entry. Call it in the order entries are decided (under the engine lock), so that
+    /// the file keeps `seq` order.
     func append(_ entry: JournalEntry) {
-        queue.async { [handle] in
-            handle.write(Data((entry.jsonLine() + "\n").utf8))
+        queue.async { [self] in
+            // A full disk or a closed pipe must not take the server down: the in-memory journal still has it.
+            guard !closed else { return }
+            try? handle.write(contentsOf: Data((entry.jsonLine() + "\n").utf8))
         }
     }
 
     /// Waits for every queued entry to be written, then syncs and closes the file.
     func close() {
-        queue.sync { [handle] in
+        queue.sync { [self] in
+            guard !closed else { return }
+            closed = true
             try? handle.synchronize()
             try? handle.close()
         }

@@ -48,6 +48,17 @@ struct AuthHeaderTests {
         #expect(throws: AuthSyntaxError.self) { try AuthHeader.parseCredentials(value) }
     }
 
+    /// `#challenge` needs commas: `Newauth foo bar` is not three challenges.
+    @Test func challengesNeedCommas() throws {
+        #expect(throws: AuthSyntaxError.self) { try AuthHeader.parseChallenges("Newauth foo bar") }
+        #expect(try AuthHeader.parseChallenges("Newauth, foo, bar").map(\.scheme) == ["Newauth", "foo", "bar"])
+    }
+
+    /// A quoted-pair escapes only HTAB, SP, VCHAR and obs-text.
+    @Test func quotedPairRejectsControlCharacters() {
+        #expect(throws: AuthSyntaxError.self) { try AuthHeader.parseCredentials("X a=\"b\\\u{1}c\"") }
+    }
+
     @Test func quoteEscapes() throws {
         let quoted = AuthHeader.quote(#"a "b" \c"#)
         #expect(quoted == #""a \"b\" \\c""#)

@@ -194,6 +194,29 @@ struct DigestEngineTests {
         #expect(answer.response.bodyText.contains(expectedDetail) || (answer.entry?.detail ?? "").contains(expectedDetail))
     }
 
+    /// nc must be exactly 8 hex digits: a sign is not a digit.
+    @Test func signedNCIsMalformed() throws {
+        var h = try digest()
+        let challenge = try #require(h.send().digestChallenge("SHA-256"))
+        let answer = h.send(authorization: alice.authorization(for: challenge, overrides: ["nc": "+0000001"]))
+        #expect(answer.status == 400)
+        #expect(answer.verdict == .digestMalformed)
+    }
+
+    /// username* with userhash=true is refused (RFC 7616 §3.4.4), and a bad %-escape is not decoded.
+    @Test func extendedUsernameRules() throws {
+        #expect(Engine.decodeExtendedValue("UTF-8''%+f") == nil)
+        #expect(Engine.decodeExtendedValue("UTF-8''a%20b") == "a b")
+        var h = Harness(try loadShipped("digest-modern.yaml"))
+        let challenge = try #require(h.send("GET", "/doe.json").digestChallenge("SHA-512-256"))
+        let client = DigestClient(user: "J\u{E4}s\u{F8}n Doe", password: "Secret, or not?")
+        let header = client.authorization(for: challenge, uri: "/doe.json", userhash: true)
+            .replacingOccurrences(of: "username=", with: "username*=UTF-8''x, ignored=")
+        let answer = h.send(authorization: header, "GET", "/doe.json")
+        #expect(answer.status == 400)
+        #expect(answer.entry?.detail?.contains("userhash") == true)
+    }
+
     /// A huge parameter value is just a wrong value: 401, and no crash.
     @Test func hugeValuesAreHandled() throws {
         var h = try digest()

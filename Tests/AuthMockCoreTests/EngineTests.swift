@@ -50,6 +50,16 @@ struct EngineTests {
         #expect(answer.status == 401)
     }
 
+    /// With charset="UTF-8", an ISO-8859-1 user-id is refused even when the password is ASCII.
+    @Test func basicCharsetCoversTheUserID() throws {
+        var scenario = try loadShipped("basic.yaml")
+        scenario.users.append(User(name: "ren\u{E9}", password: "ascii"))
+        var h = Harness(scenario)
+        let latin1 = "Basic " + Data([0x72, 0x65, 0x6E, 0xE9, 0x3A] + Array("ascii".utf8)).base64EncodedString()
+        #expect(h.send(authorization: latin1).verdict == .basicWrongCharset)
+        #expect(h.send(authorization: basic("ren\u{E9}", "ascii")).verdict == .basicOK)
+    }
+
     /// Without charset, ISO-8859-1 (what clients sent before RFC 7617) is accepted too.
     @Test func basicLatin1WithoutCharset() throws {
         var scenario = try loadShipped("basic.yaml")

@@ -156,6 +156,27 @@ struct ScenarioLoaderTests {
         #expect(found[0].contains("appears twice in the same mapping — keep one; the first is on line"))
     }
 
+    /// Anything sent in a header must be free of control characters; tabs are fine.
+    @Test func headerValuesRefuseControlCharacters() {
+        let found = diagnostics("""
+            version: 1
+            name: x
+            realm: "a\\u0001b"
+            users: [{name: a, password: b}]
+            challenges:
+              - scheme: Basic
+              - custom: "Newauth realm=\\"x\\u0007\\""
+            resources:
+              - path: /
+                headers: {X-Tab: "a\\tb", X-Bell: "a\\u0007b"}
+            """)
+        #expect(found.contains { $0.hasPrefix("bad.yaml:3:8: realm contains a line break or control character") })
+        #expect(found.contains { $0.hasPrefix("bad.yaml:7:13: custom challenge contains a line break or control character") })
+        #expect(found.contains { $0.contains("header 'X-Bell' contains a line break or control character") })
+        #expect(!found.contains { $0.contains("X-Tab") })
+        #expect(found.count == 3)
+    }
+
     @Test func sessionAlgorithmNeedsQOP() {
         let found = diagnostics("""
             version: 1

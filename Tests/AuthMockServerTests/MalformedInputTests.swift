@@ -63,6 +63,44 @@ struct MalformedInputTests {
         }
     }
 
+    /// A body sent in many small chunks arrives whole.
+    @Test func chunkedBodyArrivesWhole() async throws {
+        try await withServer(try shipped("basic.yaml")) { server in
+            var request = "POST /public HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+            for _ in 0..<500 { request += "1\r\nx\r\n" }
+            request += "0\r\n\r\n"
+            let response = try rawExchange(port: server.port, Array(request.utf8))
+            #expect(response.hasPrefix("HTTP/1.1 200 "))
+            #expect(server.journal.last?.bodyBytes == 500)
+        }
+    }
+
+    /// No 100 Continue for HTTP/1.0, nor for a body already known to be too large (answered 413).
+    @Test func continueOnlyWhenUseful() async throws {
+        let configuration = ServerConfiguration(port: 0, maxBodySize: 1000)
+        try await withServer(try shipped("basic.yaml"), configuration: configuration) { server in
+            let old = try rawExchange(port: server.port, Array("POST / HTTP/1.0\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\nhi".utf8))
+            #expect(old.hasPrefix("HTTP/1.0 401 "))
+            let big = try rawExchange(
+                port: server.port, Array("POST / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 5000\r\n\r\n\(String(repeating: "x", count: 5000))".utf8)
+            )
+            #expect(big.hasPrefix("HTTP/1.1 413 "))
+        }
+    }
+
+    /// 204 responses carry no body, so keep-alive framing survives (two answers on one connection).
+    @Test func noBodyOn204() async throws {
+        var scenario = try shipped("basic.yaml")
+        scenario.resources.append(Resource(path: "/empty", protected: false, status: 204))
+        try await withServer(scenario) { server in
+            let response = try rawExchange(
+                port: server.port, Array("GET /empty HTTP/1.1\r\nHost: x\r\n\r\nGET /empty HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8)
+            )
+            #expect(response.components(separatedBy: "HTTP/1.1 204 ").count == 3)
+            #expect(!response.contains("OK\n"))
+        }
+    }
+
     /// HEAD gets the headers of the GET without a body.
     @Test func headHasNoBody() async throws {
         try await withServer(try shipped("basic.yaml")) { server in

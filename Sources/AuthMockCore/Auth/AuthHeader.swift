@@ -57,8 +57,13 @@ public enum AuthHeader {
         var scanner = Scanner(Array(value.utf8))
         var challenges: [AuthHeaderValue] = []
         while true {
+            let separatorStart = scanner.index
             scanner.skipListSeparators()
             if scanner.atEnd { break }
+            // `#challenge`: challenges are separated by commas, not just spaces.
+            if !challenges.isEmpty, !scanner.sawComma(since: separatorStart) {
+                throw AuthSyntaxError(reason: "expected ',' before the challenge at offset \(scanner.index)")
+            }
             challenges.append(try scanner.challenge())
         }
         guard !challenges.isEmpty else { throw AuthSyntaxError(reason: "the header holds no challenge") }
@@ -159,17 +164,17 @@ private struct Scanner {
             let elementStart = index
             skipListSeparators()
             if atEnd { break }
-            if seenParameter && !sawCommaSince(elementStart) {
+            if seenParameter && !sawComma(since: elementStart) {
                 throw AuthSyntaxError(reason: "expected ',' between parameters at offset \(index), found \(describe(peek))")
             }
-            let nameStart = index
             guard let name = token() else {
                 throw AuthSyntaxError(reason: "expected a parameter name at offset \(index), found \(describe(peek))")
             }
             skipWhitespace()
             guard peek == UInt8(ascii: "=") else {
                 // A token not followed by '=' starts the next challenge (only valid in a challenge list).
-                index = nameStart
+                // Back up to before the separator, so the list parser sees the comma too.
+                index = elementStart
                 break
             }
             index += 1
@@ -192,7 +197,7 @@ private struct Scanner {
         return result
     }
 
-    private func sawCommaSince(_ start: Int) -> Bool {
+    func sawComma(since start: Int) -> Bool {
         bytes[start..<index].contains(UInt8(ascii: ","))
     }
 
@@ -223,7 +228,11 @@ private struct Scanner {
             case UInt8(ascii: "\""):
                 return String(decoding: value, as: UTF8.self)
             case UInt8(ascii: "\\"):
+                // quoted-pair = "\" ( HTAB / SP / VCHAR / obs-text )
                 guard let escaped = peek else { break }
+                guard escaped == 0x09 || escaped >= 0x20 && escaped != 0x7F else {
+                    throw AuthSyntaxError(reason: "control character 0x\(String(escaped, radix: 16)) after '\\' at offset \(index)")
+                }
                 value.append(escaped)
                 index += 1
             case 0x00...0x08, 0x0A...0x1F, 0x7F:

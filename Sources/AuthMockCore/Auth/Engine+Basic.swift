@@ -35,14 +35,16 @@ extension Engine {
         guard let known else {
             return .challenge(.basicUnknownUser, "no user named '\(user)' in the scenario")
         }
+        // With charset="UTF-8", anything that is not UTF-8 (user-id or password) is the wrong encoding.
+        if options.charsetUTF8, !isUTF8, matchesUTF8 || matchesLatin1 {
+            return .challenge(.basicWrongCharset, "the credentials were sent in ISO-8859-1, but the challenge asked for charset=\"UTF-8\"")
+        }
         if matchesUTF8 {
             return .granted(user: known.name)
         }
         if matchesLatin1 {
             guard !options.charsetUTF8 else {
-                return .challenge(
-                    .basicWrongCharset, "the password was sent in ISO-8859-1, but the challenge asked for charset=\"UTF-8\""
-                )
+                return .challenge(.basicWrongCharset, "the credentials were sent in ISO-8859-1, but the challenge asked for charset=\"UTF-8\"")
             }
             return .granted(user: known.name)
         }

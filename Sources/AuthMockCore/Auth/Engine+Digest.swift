@@ -36,6 +36,9 @@ extension Engine {
         case (.some(let plain), .none):
             claimedUser = plain.value
         case (.none, .some(let extended)):
+            guard params["userhash"]?.value.lowercased() != "true" else {
+                return .badRequest(.digestMalformed, "username* cannot be combined with userhash=true (RFC 7616 §3.4.4)")
+            }
             guard !extended.quoted, let decoded = Self.decodeExtendedValue(extended.value) else {
                 return .badRequest(.digestMalformed, "username* is not an RFC 8187 ext-value (UTF-8''percent-encoded)")
             }
@@ -60,7 +63,7 @@ extension Engine {
             qop = parsed
             guard params["cnonce"] != nil else { return .badRequest(.digestMalformed, "qop is present but cnonce is missing") }
             guard let nc = params["nc"]?.value else { return .badRequest(.digestMalformed, "qop is present but nc is missing") }
-            guard nc.utf8.count == 8, UInt32(nc, radix: 16) != nil else {
+            guard nc.utf8.count == 8, nc.utf8.allSatisfy(\.isHexDigit) else {
                 return .badRequest(.digestMalformed, "nc '\(nc)' is not 8 hexadecimal digits")
             }
         }
@@ -202,7 +205,7 @@ extension Engine {
         var iterator = Array(parts[2].utf8).makeIterator()
         while let byte = iterator.next() {
             if byte == UInt8(ascii: "%") {
-                guard let high = iterator.next(), let low = iterator.next(),
+                guard let high = iterator.next(), let low = iterator.next(), high.isHexDigit, low.isHexDigit,
                     let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
                 else { return nil }
                 bytes.append(value)
@@ -215,5 +218,12 @@ extension Engine {
 
     static func seconds(_ value: Double) -> String {
         value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
+    }
+}
+
+extension UInt8 {
+    var isHexDigit: Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(self)
+            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(self)
     }
 }

@@ -27,10 +27,8 @@ extension Engine {
         let endpoint = String(request.path.dropFirst(Self.controlPrefix.count))
         switch endpoint {
         case "journal":
-            guard request.method == "GET" else { return Self.methodNotAllowed(allow: "GET") }
-            let since = Self.queryItem("since", in: request.target).flatMap(Int.init) ?? 0
-            let entries = state.journal.entries.filter { $0.seq > since }
-            return Self.json(JournalPage(entries: entries, evicted: state.journal.evicted))
+            guard let since = Self.journalPageRequest(request) else { return Self.methodNotAllowed(allow: "GET") }
+            return Self.json(journalPage(since: since))
         case "reset":
             guard request.method == "POST" else { return Self.methodNotAllowed(allow: "POST") }
             reset()
@@ -40,6 +38,18 @@ extension Engine {
         }
     }
 
+    /// For `GET /_authmock/journal[?since=N]`, the `since` value (0 when absent); nil for any other request.
+    /// The server uses it to encode the page outside its lock.
+    public static func journalPageRequest(_ request: Request) -> Int? {
+        guard request.method == "GET", request.path == controlPrefix + "journal" else { return nil }
+        return queryItem("since", in: request.target).flatMap(Int.init) ?? 0
+    }
+
+    /// The retained journal entries newer than `since`.
+    public func journalPage(since: Int) -> JournalPage {
+        JournalPage(entries: state.journal.entries.filter { $0.seq > since }, evicted: state.journal.evicted)
+    }
+
     /// The body of `GET /_authmock/journal`.
     public struct JournalPage: Codable, Sendable, Equatable {
         public var entries: [JournalEntry]
@@ -47,7 +57,7 @@ extension Engine {
         public var evicted: Int
     }
 
-    static func json(_ value: some Encodable) -> Response {
+    public static func json(_ value: some Encodable) -> Response {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
         let body = (try? encoder.encode(value)).map { Array($0) + [UInt8(ascii: "\n")] } ?? Array("{}\n".utf8)

@@ -234,8 +234,8 @@ private final class Reader {
         }
         let description = fields["description"].flatMap { string($0, "description", allowEmpty: true) } ?? ""
         let realm = fields["realm"].flatMap { string($0, "realm") } ?? "authmock"
-        if let node = fields["realm"], realm.contains(where: { $0.isNewline }) {
-            report(node, "realm must be on one line", hint: "remove the line break")
+        if let node = fields["realm"], Self.hasControlCharacter(realm) {
+            report(node, "realm contains a line break or control character", hint: "it is sent in a header: keep it on one line")
         }
 
         let users = fields["users"].map(users) ?? []
@@ -267,6 +267,11 @@ private final class Reader {
             name: name, description: description, realm: realm, users: users, challenges: challenges, challengeStyle: style,
             nonce: nonce, unauthorized: unauthorized, resources: resources, tls: tls
         )
+    }
+
+    /// Control characters other than tab, which HTTP forbids in header values (RFC 9110 §5.5).
+    static func hasControlCharacter(_ text: String) -> Bool {
+        text.unicodeScalars.contains { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }
     }
 
     static func isIdentifier(_ text: String) -> Bool {
@@ -322,6 +327,10 @@ private final class Reader {
         if case .mapping(let map) = node, map["custom"] != nil {
             guard let fields = mapping(node, "a custom challenge", allowed: ScenarioLoader.keys["challenge.custom"]!) else { return nil }
             guard let raw = fields["custom"].flatMap({ string($0, "custom") }) else { return nil }
+            if Self.hasControlCharacter(raw) {
+                report(fields["custom"], "custom challenge contains a line break or control character", hint: "it is sent in a header: keep it on one line")
+                return nil
+            }
             do throws(AuthSyntaxError) {
                 _ = try AuthHeader.parseChallenges(raw)
             } catch {
@@ -352,8 +361,8 @@ private final class Reader {
                 if case .scalar(let scalar) = node, scalar.style == .plain, ["true", "false"].contains(scalar.string.lowercased()) {
                     digest.opaque = scalar.string.lowercased() == "true" ? .generated : .none
                 } else if let value = string(node, "opaque") {
-                    if value.contains(where: { $0 == "\"" || $0 == "\\" || $0.isNewline }) {
-                        report(node, "opaque must not contain quotes, backslashes or line breaks", hint: "use letters, digits and + / =")
+                    if value.contains(where: { $0 == "\"" || $0 == "\\" }) || Self.hasControlCharacter(value) {
+                        report(node, "opaque must not contain quotes, backslashes or control characters", hint: "use letters, digits and + / =")
                     }
                     digest.opaque = .fixed(value)
                 }
@@ -511,8 +520,8 @@ private final class Reader {
 
     func headerValue(_ node: Node, _ what: String) -> String? {
         guard let value = string(node, what, allowEmpty: true) else { return nil }
-        if value.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) {
-            report(node, "\(what) contains a line break or NUL", hint: "header values are one line")
+        if Self.hasControlCharacter(value) {
+            report(node, "\(what) contains a line break or control character", hint: "header values are one line of visible characters")
             return nil
         }
         return value
