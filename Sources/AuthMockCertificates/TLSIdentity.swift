@@ -215,8 +215,8 @@ struct LeafTemplate: Sendable {
     var subject: DistinguishedName {
         get throws {
             try DistinguishedName {
-                CommonName(hosts.first ?? "localhost")
                 OrganizationName("authmock")
+                CommonName(hosts.first ?? "localhost")
             }
         }
     }
@@ -260,8 +260,8 @@ struct Signer: Sendable {
         case .rsa2048: key = Certificate.PrivateKey(try _RSA.Signing.PrivateKey(keySize: .bits2048))
         }
         let subject = try DistinguishedName {
-            CommonName(name)
             OrganizationName("authmock")
+            CommonName(name)
         }
         let certificate = try Certificate(
             version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: key.publicKey,
@@ -283,8 +283,8 @@ struct Signer: Sendable {
             version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: key.publicKey,
             notValidBefore: now.addingTimeInterval(-86400), notValidAfter: now.addingTimeInterval(180 * 86400),
             issuer: self.certificate.subject, subject: try DistinguishedName {
-                CommonName(name)
                 OrganizationName("authmock")
+                CommonName(name)
             },
             signatureAlgorithm: self.key.defaultSignatureAlgorithm,
             extensions: try Certificate.Extensions {
@@ -312,8 +312,8 @@ struct Signer: Sendable {
             version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: key.publicKey,
             notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(30 * 86400),
             issuer: certificate.subject, subject: try DistinguishedName {
-                CommonName(user)
                 OrganizationName("authmock")
+                CommonName(user)
             },
             signatureAlgorithm: self.key.defaultSignatureAlgorithm,
             extensions: try Certificate.Extensions {

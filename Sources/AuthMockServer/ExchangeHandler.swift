@@ -1,7 +1,10 @@
+import AuthMockCertificates
 import AuthMockCore
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOSSL
+import NIOTLS
 
 /// Turns HTTP/1.1 request parts into engine ``Request``s and engine ``Response``s back into parts.
 ///
@@ -28,6 +31,12 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private let core: EngineCore
     private let maxBodySize: Int
     private let logger: Logger
+    private let perform: @Sendable ([ServerAction], any EventLoop) -> EventLoopFuture<Void>
+    /// Whether this connection runs over TLS, and what its handshake settled.
+    private let isTLS: Bool
+    private var tlsFacts: TLSFacts?
+    private var handshakeCompleted = false
+    private var handshakeFailure: String?
     private var state = State.idle
     /// The body of the request being received; kept outside `state` so appending never copies it.
     private var body: [UInt8] = []
@@ -35,11 +44,45 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var exchanges = 0
     private var remote: String?
 
-    init(connectionID: UInt64, core: EngineCore, maxBodySize: Int, logger: Logger) {
+    init(
+        connectionID: UInt64, core: EngineCore, maxBodySize: Int, tls: Bool,
+        perform: @escaping @Sendable ([ServerAction], any EventLoop) -> EventLoopFuture<Void>, logger: Logger
+    ) {
         self.connectionID = connectionID
         self.core = core
         self.maxBodySize = maxBodySize
+        self.isTLS = tls
+        self.perform = perform
         self.logger = logger
+    }
+
+    // MARK: TLS
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? TLSUserEvent, case .handshakeCompleted(let negotiated) = event {
+            handshakeCompleted = true
+            let ssl = try? context.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self)
+            let version: String? = ssl?.tlsVersion.map {
+                switch $0 {
+                case .tlsv1: return "TLSv1"
+                case .tlsv11: return "TLSv1.1"
+                case .tlsv12: return "TLSv1.2"
+                case .tlsv13: return "TLSv1.3"
+                }
+            }
+            let subject = (try? ssl?.peerCertificate?.toDERBytes()).flatMap { certificateSubject(der: $0) }
+            tlsFacts = TLSFacts(version: version, alpn: negotiated, clientCertificate: subject)
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if isTLS {
+            // One entry per TLS connection: its handshake, and whether any request came over it.
+            let failure = handshakeCompleted ? nil : (handshakeFailure ?? "the client closed the connection during the handshake")
+            core.recordTLSConnection(connectionInfo, failure: failure, requests: exchanges)
+        }
+        context.fireChannelInactive()
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -89,7 +132,16 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 exchange = core.handle(request)
             }
             logger.debug("\(request.method) \(request.target) → \(exchange.response.status) \(exchange.entry?.verdict.rawValue ?? "control")")
-            write(exchange.response, for: head, context: context)
+            if exchange.actions.isEmpty {
+                write(exchange.response, for: head, context: context)
+            } else {
+                // Answer once the shell has done what the engine asked (e.g. a new certificate is in place).
+                let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+                perform(exchange.actions, context.eventLoop).whenComplete { _ in
+                    let (handler, context) = loopBound.value
+                    handler.write(exchange.response, for: head, context: context)
+                }
+            }
         case (.body, _), (.end, _):
             // Parts without a head cannot come from NIO's decoder; ignore rather than trap.
             return
@@ -97,6 +149,11 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if isTLS, !handshakeCompleted, error is NIOSSLError || error is BoringSSLError {
+            handshakeFailure = TLSFailure.describe(error)
+            context.close(promise: nil)
+            return
+        }
         guard let parserError = error as? HTTPParserError else {
             logger.debug("connection error: \(error)")
             context.close(promise: nil)
@@ -149,7 +206,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private var connectionInfo: ConnectionInfo {
-        ConnectionInfo(id: connectionID, exchange: exchanges, remote: remote)
+        ConnectionInfo(id: connectionID, exchange: exchanges, remote: remote, tls: isTLS ? (tlsFacts ?? TLSFacts()) : nil)
     }
 
     private func write(_ response: Response, for request: HTTPRequestHead, context: ChannelHandlerContext) {

@@ -12,6 +12,15 @@ public struct ReadyInfo: Codable, Sendable, Equatable {
     public var users: [User]
     /// `GET` this for the journal as JSON.
     public var journal: String
+    /// With TLS: the files and pins clients need.
+    public var tls: TLSInfo?
+    /// With TLS and `plain-http: true`: the extra plain-HTTP listener.
+    public var httpURL: String?
+
+    enum CodingKeys: String, CodingKey {
+        case url, port, scenario, users, journal, tls
+        case httpURL = "http_url"
+    }
 
     public init(server: AuthMockServer) {
         url = server.url
@@ -19,6 +28,8 @@ public struct ReadyInfo: Codable, Sendable, Equatable {
         scenario = server.scenario.name
         users = server.scenario.users
         journal = server.url + "_authmock/journal"
+        tls = server.tls
+        httpURL = server.httpURL
     }
 
     /// One line of JSON, no trailing newline.

@@ -77,7 +77,7 @@ final class TLSRuntime: Sendable {
             ownsDirectory = true
         }
         self.clientCertificate = clientCertificate
-        let info = try Self.write(identity, to: self.directory)
+        let info = try TLSInfo.write(identity, to: self.directory)
         let context = try Self.makeContext(identity, clientCertificate: clientCertificate)
         current = NIOLockedValueBox(Current(identity: identity, context: context, info: info))
     }
@@ -92,7 +92,7 @@ final class TLSRuntime: Sendable {
     func rotate(keepKey: Bool) throws {
         let identity = try current.withLockedValue { $0.identity }.rotated(keepKey: keepKey)
         let context = try Self.makeContext(identity, clientCertificate: clientCertificate)
-        let info = try Self.write(identity, to: directory)
+        let info = try TLSInfo.write(identity, to: directory)
         current.withLockedValue { $0 = Current(identity: identity, context: context, info: info) }
     }
 
@@ -118,8 +118,12 @@ final class TLSRuntime: Sendable {
         return try NIOSSLContext(configuration: configuration)
     }
 
+}
+
+extension TLSInfo {
     /// Writes ca.pem, chain.pem, leaf.pem, key.pem and the client files; returns their description.
-    static func write(_ identity: TLSIdentity, to directory: URL) throws -> TLSInfo {
+    public static func write(_ identity: TLSIdentity, to directory: URL) throws -> TLSInfo {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         func save(_ name: String, _ text: String) throws -> String {
             let url = directory.appendingPathComponent(name)
             try Data(text.utf8).write(to: url, options: .atomic)
@@ -170,9 +174,13 @@ enum TLSFailure {
             ("WRONG_VERSION_NUMBER", "the client did not speak TLS 1.2 or 1.3"),
             ("UNSUPPORTED_PROTOCOL", "the client offered only TLS versions the server refuses"),
             ("NO_SHARED_CIPHER", "the client and server share no cipher"),
+            // OpenSSL clients refusing a certificate in TLS 1.3 send an alert the server cannot decrypt.
+            ("DECRYPTION_FAILED_OR_BAD_RECORD_MAC", "the client aborted the handshake with an alert the server could not read (a TLS 1.3 client refusing the certificate looks like this)"),
         ]
         for (code, text) in known where raw.contains(code) { return "\(text) [\(code)]" }
         if raw.contains("uncleanShutdown") || raw.contains("eof") { return "the client closed the connection during the handshake" }
-        return raw
+        // Keep BoringSSL's reason codes, not its source paths.
+        let codes = raw.components(separatedBy: "OPENSSL_internal:").dropFirst().map { $0.prefix { $0.isUppercase || $0 == "_" || $0.isNumber } }
+        return codes.isEmpty ? "the handshake failed (\(raw.prefix(200)))" : "the handshake failed [\(codes.joined(separator: ", "))]"
     }
 }

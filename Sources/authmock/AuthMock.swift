@@ -7,9 +7,9 @@ struct AuthMock: AsyncParsableCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "authmock",
-        abstract: "Play scripted HTTP authentication scenarios (Basic, Digest) and journal every exchange.",
+        abstract: "Play scripted HTTP authentication scenarios (Basic, Digest, over HTTP or HTTPS) and journal every exchange.",
         version: version,
-        subcommands: [Serve.self, Validate.self]
+        subcommands: [Serve.self, Validate.self, Certs.self]
     )
 }
 

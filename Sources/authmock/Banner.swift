@@ -9,6 +9,14 @@ struct Banner {
     var text: String {
         var lines = ["authmock \(AuthMock.version) serving \"\(scenario.name)\"" + (scenario.description.isEmpty ? "" : ": \(scenario.description)")]
         lines.append("  listening  \(ready.url)")
+        if let http = ready.httpURL { lines.append("  plain      \(http)") }
+        if let tls = ready.tls {
+            lines.append("  tls        \(tls.identity ?? "certificate from --cert"): trust \(tls.caFile)")
+            lines.append("  pin        \(tls.curlPin)  (sha256 of the leaf: \(tls.fingerprintSHA256))")
+            for (user, files) in (tls.clientCerts ?? [:]).sorted(by: { $0.key < $1.key }) {
+                lines.append("  client     \(user): --cert \(files.certFile) --key \(files.keyFile)")
+            }
+        }
         if !scenario.users.isEmpty {
             let users = scenario.users.map { "\($0.name) / \($0.password)" }.joined(separator: ", ")
             lines.append("  users      \(users)")
@@ -31,7 +39,13 @@ struct Banner {
         case (false, true): flag = "--digest"
         default: flag = "--basic"
         }
-        return "curl \(flag) -u \(Self.shellQuote("\(user.name):\(user.password)")) \(Self.shellQuote(ready.url + String(path.dropFirst())))"
+        var words = ["curl"]
+        if let tls = ready.tls {
+            words += ["--cacert", Self.shellQuote(tls.caFile)]
+            if let client = tls.clientCerts?[user.name] { words += ["--cert", Self.shellQuote(client.certFile), "--key", Self.shellQuote(client.keyFile)] }
+        }
+        words += [flag, "-u", Self.shellQuote("\(user.name):\(user.password)"), Self.shellQuote(ready.url + String(path.dropFirst()))]
+        return words.joined(separator: " ")
     }
 
     static func shellQuote(_ text: String) -> String {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AuthMockCertificates
 import AuthMockCore
 import AuthMockServer
 import Foundation
@@ -42,10 +43,27 @@ extension AuthMock {
         @Option(help: ArgumentHelp("Journal entries kept in memory for GET /_authmock/journal.", valueName: "n"))
         var journalLimit = 10_000
 
+        @Option(help: ArgumentHelp("Write ca.pem, chain.pem, leaf.pem, key.pem and client certificates here (default: a temporary directory removed on exit).", valueName: "dir"))
+        var certsDir: String?
+
+        @Option(help: ArgumentHelp("Serve HTTPS with this certificate chain (PEM, leaf first) instead of a generated one.", valueName: "pem"))
+        var cert: String?
+
+        @Option(help: ArgumentHelp("The private key (PEM) for --cert.", valueName: "pem"))
+        var key: String?
+
+        @Option(help: ArgumentHelp("The CA (PEM) clients should trust, written as ca.pem (default: the last certificate of --cert).", valueName: "pem"))
+        var ca: String?
+
+        @Option(help: ArgumentHelp("Port of the extra plain-HTTP listener of a TLS scenario with plain-http: true (0: free).", valueName: "port"))
+        var httpPort = 0
+
         func validate() throws {
             guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
             guard maxHeaderSize >= 256 else { throw ValidationError("--max-header-size must be at least 256") }
             guard journalLimit >= 1 else { throw ValidationError("--journal-limit must be at least 1") }
+            guard (cert == nil) == (key == nil) else { throw ValidationError("--cert and --key go together") }
+            guard ca == nil || cert != nil else { throw ValidationError("--ca needs --cert and --key") }
         }
 
         func run() async throws {
@@ -56,9 +74,22 @@ extension AuthMock {
                 handler.logLevel = level
                 return handler
             }
+            var identity: TLSIdentity?
+            if let cert, let key {
+                do {
+                    identity = try TLSIdentity.load(
+                        chainPEM: String(contentsOfFile: cert, encoding: .utf8), privateKeyPEM: String(contentsOfFile: key, encoding: .utf8),
+                        trustPEM: try ca.map { try String(contentsOfFile: $0, encoding: .utf8) }
+                    )
+                } catch {
+                    printError("authmock: cannot use --cert \(cert) and --key \(key): \(error)")
+                    throw exitInvalidScenario
+                }
+            }
             let configuration = ServerConfiguration(
                 host: host, port: port, maxHeaderFieldSize: maxHeaderSize, maxHeaderListSize: max(maxHeaderSize, 64 * 1024),
-                journalCapacity: journalLimit, seed: seed, journalPath: journal
+                journalCapacity: journalLimit, seed: seed, journalPath: journal, tlsIdentity: identity, certificatesDirectory: certsDir,
+                plainHTTPPort: httpPort
             )
             let server = AuthMockServer(scenario: scenario, configuration: configuration, logger: Logger(label: "authmock"))
             let signals = TerminationSignals()

@@ -19,7 +19,8 @@ extension AuthMock {
                     continue
                 }
                 let challenges = scenario.challenges.map(\.summary).joined(separator: "; ")
-                printOut("\(file): ok — \(scenario.name): \(scenario.users.count) user(s); offers \(challenges); \(scenario.resources.count) resource(s)")
+                let transport = scenario.tls.map { "HTTPS (\($0.identity.rawValue))" } ?? "HTTP"
+                printOut("\(file): ok — \(scenario.name): \(transport); \(scenario.users.count) user(s); offers \(challenges); \(scenario.resources.count) resource(s)")
             }
             if invalid > 0 { throw exitInvalidScenario }
         }

@@ -177,6 +177,41 @@ struct ScenarioLoaderTests {
         #expect(found.count == 3)
     }
 
+    @Test func tlsSection() throws {
+        let scenario = try load("""
+            version: 1
+            name: x
+            users: [{name: a, password: b}]
+            challenges: [{scheme: Basic}]
+            tls:
+              identity: wrong-host
+              key: rsa-2048
+              hosts: [example.test, 10.0.0.1]
+              client-certificate: optional
+              plain-http: true
+              rotate: {after-requests: 3, keep-key: false}
+            """)
+        #expect(scenario.tls == TLSSettings(
+            identity: .wrongHost, keyType: .rsa2048, hosts: ["example.test", "10.0.0.1"], clientCertificate: .optional, plainHTTP: true,
+            rotateAfterRequests: 3, rotateKeepsKey: false
+        ))
+        let found = diagnostics("""
+            version: 1
+            name: x
+            users: [{name: a, password: b}]
+            challenges: [{scheme: Basic}]
+            tls:
+              identity: expird
+              key: dsa
+              client-certificate: sometimes
+              rotate: {after-request: 3}
+            """)
+        #expect(found.contains { $0.hasPrefix("bad.yaml:6:13: tls.identity 'expird' is not known — did you mean 'expired'?") })
+        #expect(found.contains { $0.hasPrefix("bad.yaml:7:8: tls.key 'dsa' is not known") })
+        #expect(found.contains { $0.hasPrefix("bad.yaml:8:23: tls.client-certificate 'sometimes' is not known") })
+        #expect(found.contains { $0.hasPrefix("bad.yaml:9:12: unknown key 'after-request' in tls.rotate — did you mean 'after-requests'?") })
+    }
+
     @Test func sessionAlgorithmNeedsQOP() {
         let found = diagnostics("""
             version: 1

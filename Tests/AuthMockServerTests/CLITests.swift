@@ -41,7 +41,7 @@ struct CLITests {
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        try process.run()
+        try launch(process)
         defer { if process.isRunning { process.terminate() } }
 
         // The ready line is the first (and only) line on stdout.
@@ -108,6 +108,85 @@ struct CLITests {
         let result = try await run(Self.binary, ["validate"] + files)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.split(separator: "\n").count == files.count)
+    }
+
+    /// Reads the ready line of a `serve` process, then returns it with the process (to be stopped).
+    static func startServe(_ arguments: [String]) async throws -> (Process, ReadyInfo, Pipe) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = ["serve"] + arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try launch(process)
+        let line = try await Task.detached { () -> String in
+            var bytes: [UInt8] = []
+            while let byte = try out.fileHandleForReading.read(upToCount: 1)?.first, byte != UInt8(ascii: "\n") { bytes.append(byte) }
+            return String(decoding: bytes, as: UTF8.self)
+        }.value
+        return (process, try JSONDecoder().decode(ReadyInfo.self, from: Data(line.utf8)), err)
+    }
+
+    /// A TLS scenario: the ready line carries the files and pins under `tls`, in --certs-dir, and the
+    /// banner says how to trust it.
+    @Test func serveTLSReadyLine() async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (process, ready, err) = try await Self.startServe([
+            repositoryRoot.appendingPathComponent("scenarios/tls-mtls.yaml").path, "--port", "0", "--certs-dir", directory.path,
+        ])
+        defer { if process.isRunning { process.terminate() } }
+        let tls = try #require(ready.tls)
+        #expect(ready.url == "https://localhost:\(ready.port)/")
+        #expect(tls.caFile == directory.appendingPathComponent("ca.pem").path)
+        #expect(tls.curlPin == "sha256//" + tls.pinSHA256)
+        #expect(tls.fingerprintSHA256.count == 64)
+        let alice = try #require(tls.clientCerts?["alice"])
+        let ok = try await curl(["--cacert", tls.caFile, "--cert", alice.certFile, "--key", alice.keyFile, "-u", "alice:wonderland", ready.url])
+        #expect(ok.status == 200)
+        kill(process.processIdentifier, SIGTERM)
+        let banner = String(decoding: try await Task.detached { err.fileHandleForReading.readDataToEndOfFile() }.value, as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(banner.contains("trust \(tls.caFile)"))
+        #expect(banner.contains("pin        \(tls.curlPin)"))
+        // A --certs-dir given by the user is kept.
+        #expect(FileManager.default.fileExists(atPath: tls.caFile))
+    }
+
+    /// `authmock certs` writes an identity without serving; `serve --cert/--key/--ca` serves it.
+    @Test func certsThenBringYourOwn() async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let generated = try await run(Self.binary, ["certs", "--out", directory.path, "--kind", "ca-signed", "--intermediate", "--client", "bob"])
+        #expect(generated.status == 0, "\(generated.stderr)")
+        let info = try JSONDecoder().decode(TLSInfo.self, from: Data(generated.stdout.utf8))
+        #expect(info.identity == "ca-signed")
+        #expect(info.clientCerts?["bob"] != nil)
+        for file in ["ca.pem", "chain.pem", "leaf.pem", "key.pem", "client-ca.pem"] {
+            #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent(file).path), "\(file)")
+        }
+
+        let (process, ready, _) = try await Self.startServe([
+            repositoryRoot.appendingPathComponent("scenarios/basic.yaml").path, "--port", "0",
+            "--cert", info.chainFile, "--key", info.keyFile, "--ca", info.caFile,
+        ])
+        defer { if process.isRunning { process.terminate() } }
+        let tls = try #require(ready.tls)
+        #expect(tls.identity == nil)
+        #expect(tls.pinSHA256 == info.pinSHA256)
+        let ok = try await curl(["--cacert", info.caFile, "--pinnedpubkey", info.curlPin, "-u", "alice:wonderland", ready.url])
+        #expect(ok.status == 200)
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+
+        let mismatched = try await run(Self.binary, [
+            "serve", repositoryRoot.appendingPathComponent("scenarios/basic.yaml").path, "--port", "0", "--cert", info.chainFile,
+            "--key", try #require(info.clientCerts?["bob"]).keyFile,
+        ], timeout: .seconds(10))
+        #expect(mismatched.status == 2)
+        #expect(mismatched.stderr.contains("does not belong"))
     }
 
     /// A port already in use is a clear failure with exit status 1, not a crash.

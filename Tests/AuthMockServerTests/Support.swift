@@ -33,6 +33,14 @@ func withServer<T>(
     }
 }
 
+/// Foundation's Process.run() on Linux races with launches on other threads (file descriptors of one
+/// launch are closed or inherited by another: EBADF). Tests launch one process at a time.
+private let launchLock = Mutex(())
+
+func launch(_ process: Process) throws {
+    try launchLock.withLock { _ in try process.run() }
+}
+
 struct ProcessResult {
     var status: Int32
     var stdout: String
@@ -48,7 +56,7 @@ func run(_ executable: String, _ arguments: [String], timeout: Duration = .secon
     process.standardOutput = out
     process.standardError = err
     process.standardInput = FileHandle.nullDevice
-    try process.run()
+    try launch(process)
     let killer = Task {
         try await Task.sleep(for: timeout)
         process.terminate()

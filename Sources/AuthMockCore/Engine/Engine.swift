@@ -117,7 +117,7 @@ public struct Engine: Sendable {
             seq: 0, time: now, connection: connection.id, exchange: connection.exchange, remote: connection.remote,
             method: request?.method, target: request?.target, version: request?.version,
             headers: (request?.headers ?? []).map(Self.recorded), bodyBytes: request?.body.count ?? 0, credentials: nil,
-            verdict: verdict, detail: detail, status: status, challenges: nil
+            verdict: verdict, detail: detail, status: status, challenges: nil, tls: connection.tls
         )
         entry.seq = state.nextSeq
         state.nextSeq += 1
@@ -281,7 +281,8 @@ public struct Engine: Sendable {
             seq: state.nextSeq, time: now, connection: request.connection.id, exchange: request.connection.exchange,
             remote: request.connection.remote, method: request.method, target: request.target, version: request.version,
             headers: request.headers.map(Self.recorded), bodyBytes: request.body.count, credentials: credentials,
-            verdict: verdict, detail: detail, status: response.status, challenges: challenges.isEmpty ? nil : challenges
+            verdict: verdict, detail: detail, status: response.status, challenges: challenges.isEmpty ? nil : challenges,
+            tls: request.connection.tls
         )
         state.nextSeq += 1
         state.journal.append(entry)
