@@ -46,47 +46,6 @@ struct ShutdownTests {
     }
 }
 
-/// A blocking TCP client for tests that need to pause mid-request.
-final class RawConnection {
-    let fd: Int32
-
-    init(port: Int, host: String = "127.0.0.1") throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr(host)
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard result == 0 else {
-            close(fd)
-            throw POSIXError(.ECONNREFUSED)
-        }
-    }
-
-    deinit { close(fd) }
-
-    func send(_ text: String) throws {
-        let bytes = Array(text.utf8)
-        let sent = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        guard sent == bytes.count else { throw POSIXError(.EPIPE) }
-    }
-
-    func readToEnd() -> String {
-        var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = recv(fd, &buffer, buffer.count, 0)
-            if n <= 0 { break }
-            received += buffer[0..<n]
-        }
-        return String(decoding: received, as: UTF8.self)
-    }
-}
-
 @testable import AuthMockServer
 
 /// The journal file survives misuse: writing after close is ignored, not a crash.

@@ -90,33 +90,60 @@ func curl(_ arguments: [String]) async throws -> (status: Int, body: String, res
 
 /// Sends raw bytes on a new TCP connection and reads until the server closes it (or 5 s pass).
 func rawExchange(port: Int, _ bytes: [UInt8]) throws -> String {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    try #require(fd >= 0)
-    defer { close(fd) }
-    var timeout = timeval(tv_sec: 5, tv_usec: 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = in_port_t(UInt16(port).bigEndian)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    let connection = try RawConnection(port: port)
+    // The server may close early on purpose (e.g. after a 431), so a short send is not an error here.
+    _ = connection.send(bytes: bytes)
+    return connection.readToEnd()
+}
+
+/// A blocking TCP client for tests that need to pause mid-request.
+final class RawConnection {
+    let fd: Int32
+
+    init(port: Int, host: String = "127.0.0.1") throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr(host)
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard result == 0 else {
+            close(fd)
+            throw POSIXError(.ECONNREFUSED)
+        }
     }
-    try #require(connected == 0)
-    var sent = 0
-    while sent < bytes.count {
-        let n = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        if n <= 0 { break }  // the server may close early on purpose (e.g. after a 431)
-        sent += n
+
+    deinit { close(fd) }
+
+    func send(_ text: String) throws {
+        guard send(bytes: Array(text.utf8)) else { throw POSIXError(.EPIPE) }
     }
-    var received: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let n = recv(fd, &buffer, buffer.count, 0)
-        if n <= 0 { break }
-        received += buffer[0..<n]
+
+    /// Sends all of `bytes`; false when the peer stopped reading first.
+    func send(bytes: [UInt8]) -> Bool {
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n <= 0 { return false }
+            sent += n
+        }
+        return true
     }
-    return String(decoding: received, as: UTF8.self)
+
+    func readToEnd() -> String {
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { break }
+            received += buffer[0..<n]
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
 }
 
 /// A clock that stands still and jumps forward once, after a given number of reads.
