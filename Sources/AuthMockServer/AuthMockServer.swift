@@ -285,7 +285,7 @@ final class EngineCore: Sendable {
         return locked.withLockedValue {
             let exchange = $0.engine.handle(request, now: now, random: &$0.random)
             // Queued while still holding the lock, so the file is in `seq` order.
-            if let entry = exchange.entry { file?.append(entry) }
+            for entry in exchange.journalEntries { file?.append(entry) }
             return exchange
         }
     }

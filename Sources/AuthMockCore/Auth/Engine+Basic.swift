@@ -26,13 +26,16 @@ extension Engine {
         presented.password = password
 
         // Compare against a fixed dummy for unknown users too, so both paths take the same time.
-        let known = scenario.user(named: user)
+        let known = activeUser(named: user)
         let expected = Array((known?.password ?? "\u{0}authmock-no-such-user").utf8)
         let matchesUTF8 = constantTimeEquals(passwordBytes, expected)
         let latin1 = (known?.password).flatMap(Self.latin1)
         let matchesLatin1 = latin1.map { constantTimeEquals(passwordBytes, $0) } ?? false
 
         guard let known else {
+            if matchesRetiredPassword(of: user, { constantTimeEquals(passwordBytes, Array($0.utf8)) }) {
+                return .challenge(.credentialStalePassword, "'\(user)' was removed; these credentials were valid before")
+            }
             return .challenge(.basicUnknownUser, "no user named '\(user)' in the scenario")
         }
         // With charset="UTF-8", anything that is not UTF-8 (user-id or password) is the wrong encoding.
@@ -47,6 +50,9 @@ extension Engine {
                 return .challenge(.basicWrongCharset, "the credentials were sent in ISO-8859-1, but the challenge asked for charset=\"UTF-8\"")
             }
             return .granted(user: known.name)
+        }
+        if matchesRetiredPassword(of: known.name, { constantTimeEquals(passwordBytes, Array($0.utf8)) }) {
+            return .challenge(.credentialStalePassword, "\(known.name)'s old password, which was changed")
         }
         return .challenge(.basicBadPassword, "wrong password for '\(known.name)'")
     }

@@ -125,15 +125,15 @@ extension Engine {
             guard challenge.userhash else {
                 return .challenge(.digestUserhashNotOffered, "userhash=true was sent but the challenge did not offer userhash")
             }
-            user = scenario.users.first {
-                constantTimeEquals(Array(algorithm.userhash(username: $0.name, realm: realm).utf8), Array(claimedUser.lowercased().utf8))
-            }
+            user = state.users.first {
+                constantTimeEquals(Array(algorithm.userhash(username: $0.user.name, realm: realm).utf8), Array(claimedUser.lowercased().utf8))
+            }.map(\.user)
             presented.user = user?.name ?? claimedUser
         } else {
-            user = scenario.user(named: claimedUser)
+            user = state.users.first { $0.user.name == claimedUser }?.user
         }
         guard let user else {
-            if usesUserhash, let (other, match) = Self.substitutedUserhash(claimedUser, realm: realm, users: scenario.users, announced: algorithm) {
+            if usesUserhash, let (other, match) = Self.substitutedUserhash(claimedUser, realm: realm, users: state.users.map(\.user), announced: algorithm) {
                 presented.user = match.name
                 return .challenge(
                     .digestAlgorithmSubstituted,
@@ -147,7 +147,21 @@ extension Engine {
             algorithm: algorithm, username: user.name, realm: realm, password: user.password, method: request.method, uri: uri,
             nonce: nonce, qop: qop, nc: params["nc"]?.value ?? "", cnonce: params["cnonce"]?.value ?? "", body: request.body
         )
-        guard constantTimeEquals(Array(inputs.response.utf8), Array(response.utf8)) else {
+        let removed = activeUser(named: user.name) == nil
+        let matchesCurrent = !removed && constantTimeEquals(Array(inputs.response.utf8), Array(response.utf8))
+        guard matchesCurrent else {
+            // A password the user had before a change (or a removed user's last one)?
+            let stale = matchesRetiredPassword(of: user.name) { password in
+                var old = inputs
+                old.password = password
+                return constantTimeEquals(Array(old.response.utf8), Array(response.utf8))
+            }
+            if stale {
+                return .challenge(.credentialStalePassword, removed ? "'\(user.name)' was removed; these credentials were valid before" : "\(user.name)'s old password, which was changed")
+            }
+            if removed {
+                return .challenge(.digestUnknownUser, "no user named '\(user.name)' in the scenario")
+            }
             // Only on this failure path: was the response right under another algorithm's hash?
             for other in DigestAlgorithm.allCases where other != algorithm {
                 var alternative = inputs

@@ -2,8 +2,10 @@ import Foundation
 
 extension Engine {
     /// The control endpoints under `/_authmock/`. They are not exchanges under test and are not journaled.
-    mutating func control(_ request: Request) -> Exchange {
+    mutating func control(_ request: Request, now: Date) -> Exchange {
         let endpoint = String(request.path.dropFirst(Self.controlPrefix.count))
+        if endpoint == "users" { return usersControl(request, name: nil, now: now) }
+        if endpoint.hasPrefix("users/") { return usersControl(request, name: String(endpoint.dropFirst("users/".count)), now: now) }
         switch endpoint {
         case "tls":
             guard request.method == "GET" else { return Exchange(response: Self.methodNotAllowed(allow: "GET")) }
@@ -34,7 +36,7 @@ extension Engine {
             reset()
             return Self.json(["reset": true])
         default:
-            return Self.plain(status: 404, "404 Not Found: no control endpoint \(request.path) (have: GET /_authmock/journal, POST /_authmock/reset, GET /_authmock/tls, POST /_authmock/tls/rotate)\n")
+            return Self.plain(status: 404, "404 Not Found: no control endpoint \(request.path) (have: GET /_authmock/journal, POST /_authmock/reset, GET /_authmock/tls, POST /_authmock/tls/rotate, GET /_authmock/users, POST /_authmock/users/NAME)\n")
         }
     }
 

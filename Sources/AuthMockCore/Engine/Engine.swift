@@ -46,20 +46,27 @@ public struct Engine: Sendable {
         self.opaques = opaques
         self.state = EngineState(
             nonces: NonceStore(capacity: scenario.nonce.remember),
-            journal: Journal(capacity: configuration.journalCapacity)
+            journal: Journal(capacity: configuration.journalCapacity),
+            users: scenario.users.map { UserRecord(user: $0) }
         )
     }
 
     /// Answers one request and records it.
     public mutating func handle(_ request: Request, now: Date, random: inout some RandomNumberGenerator) -> Exchange {
         if request.path.hasPrefix(Self.controlPrefix) || request.path == String(Self.controlPrefix.dropLast()) {
-            return control(request)
+            return control(request, now: now)
         }
+        if state.startedAt == nil { state.startedAt = now }
+        state.requests += 1
+        var events = applyStepsBeforeRequest(now: now)
         var decision = decide(request, now: now, random: &random)
         let entry = record(
             request: request, now: now, credentials: decision.credentials, verdict: decision.verdict,
             detail: decision.detail, response: decision.response
         )
+        if let user = decision.authenticatedUser {
+            events += recordSuccess(of: user, now: now)
+        }
         decision.response.headers.append(HeaderField("X-Authmock-Verdict", decision.verdict.rawValue))
         var actions: [ServerAction] = []
         if let every = scenario.tls?.rotateAfterRequests, request.connection.tls != nil {
@@ -69,7 +76,7 @@ public struct Engine: Sendable {
                 actions.append(.rotateCertificate(keepKey: scenario.tls?.rotateKeepsKey ?? true))
             }
         }
-        return Exchange(response: decision.response, entry: entry, actions: actions)
+        return Exchange(response: decision.response, entry: entry, events: events, actions: actions)
     }
 
     /// Records a TLS connection when it closes: its handshake, and whether any request arrived on it.
@@ -125,10 +132,16 @@ public struct Engine: Sendable {
         return Exchange(response: response, entry: entry)
     }
 
-    /// Clears the journal and every nonce (clients holding one get `stale=true` next time).
+    /// Starts the scenario over: clears the journal and every nonce (clients holding one get
+    /// `stale=true` next time), restores the users and restarts the timeline. `seq` keeps counting.
     public mutating func reset() {
         state.journal.removeAll()
         state.nonces.removeAll()
+        state.users = scenario.users.map { UserRecord(user: $0) }
+        state.firedSteps = []
+        state.requests = 0
+        state.startedAt = nil
+        state.requestsSinceRotation = 0
     }
 
     // MARK: - Deciding
@@ -138,6 +151,8 @@ public struct Engine: Sendable {
         var verdict: Verdict
         var detail: String?
         var credentials: PresentedCredentials?
+        /// Set when credentials were accepted (the user's successes count, even for a 403 resource).
+        var authenticatedUser: String?
     }
 
     enum AuthOutcome {
@@ -197,9 +212,16 @@ public struct Engine: Sendable {
 
         switch outcome {
         case .granted(let user):
+            guard !isLocked(user) else {
+                return Decision(
+                    response: Self.plain(status: 403, "403 Forbidden: \(user) is locked\n"), verdict: .credentialLocked,
+                    detail: "valid credentials, but \(user) is locked", credentials: presented
+                )
+            }
             let verdict: Verdict = scheme.lowercased() == "basic" ? .basicOK : .digestOK
             return Decision(
-                response: grant(resource, user: user), verdict: verdict, detail: "authenticated as \(user)", credentials: presented
+                response: grant(resource, user: user), verdict: verdict, detail: "authenticated as \(user)", credentials: presented,
+                authenticatedUser: user
             )
         case .challenge(let verdict, let detail, let stale):
             var decision = challenge(verdict, detail, stale: stale, now: now, random: &random)
@@ -355,15 +377,23 @@ public struct Engine: Sendable {
 
 /// The engine's answer to one request.
 public struct Exchange: Sendable, Equatable {
-    public init(response: Response, entry: JournalEntry? = nil, actions: [ServerAction] = []) {
+    public init(response: Response, entry: JournalEntry? = nil, events: [JournalEntry] = [], actions: [ServerAction] = []) {
         self.response = response
         self.entry = entry
+        self.events = events
         self.actions = actions
     }
 
     public var response: Response
     /// nil for control requests (`/_authmock/…`), which are not exchanges under test.
     public var entry: JournalEntry?
+    /// Entries for what happened around the exchange (a user's password changed…).
+    public var events: [JournalEntry]
+
+    /// Every journal entry this exchange produced, in `seq` order.
+    public var journalEntries: [JournalEntry] {
+        (events + (entry.map { [$0] } ?? [])).sorted { $0.seq < $1.seq }
+    }
     /// What the shell must do besides answering.
     public var actions: [ServerAction] = []
 }
@@ -381,6 +411,11 @@ public struct EngineState: Sendable, Equatable {
     public internal(set) var nextSeq = 1
     var requestsSinceRotation = 0
     var tlsDescription: [UInt8]?
+    var users: [UserRecord]
+    var firedSteps: Set<Int> = []
+    /// HTTP requests decided since start or reset (control requests excluded).
+    var requests = 0
+    var startedAt: Date?
 
     /// How many Digest nonces are remembered right now (bounded by the scenario's `nonce.remember`).
     public var rememberedNonces: Int { nonces.count }

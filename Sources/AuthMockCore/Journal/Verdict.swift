@@ -34,6 +34,16 @@ public struct Verdict: RawRepresentable, Sendable, Hashable, Codable, CustomStri
     /// The handshake failed; `detail` says why (the client's alert, or the server's reason).
     public static let tlsHandshakeFailed: Verdict = "tls.handshake-failed"
 
+    // Users changing while the scenario runs (timeline steps and POST /_authmock/users/{name}).
+    /// The client presented a password the user had before a change (or a removed user's last one).
+    public static let credentialStalePassword: Verdict = "credential.stale-password"
+    /// Valid credentials of a locked user: 403.
+    public static let credentialLocked: Verdict = "credential.locked"
+    public static let userPasswordChanged: Verdict = "user.password-changed"
+    public static let userLocked: Verdict = "user.locked"
+    public static let userUnlocked: Verdict = "user.unlocked"
+    public static let userRemoved: Verdict = "user.removed"
+
     // Any scheme.
     public static let duplicateAuthorization: Verdict = "auth.duplicate-header"
     public static let malformedAuthorization: Verdict = "auth.malformed"

@@ -20,6 +20,8 @@ public struct Scenario: Sendable, Equatable {
     public var resources: [Resource]
     /// HTTPS settings; nil serves plain HTTP.
     public var tls: TLSSettings?
+    /// Scripted changes to users (password changes, locks, removals), in order.
+    public var timeline: [TimelineStep]
 
     public init(
         name: String,
@@ -31,7 +33,8 @@ public struct Scenario: Sendable, Equatable {
         nonce: NoncePolicy = NoncePolicy(),
         unauthorized: UnauthorizedResponse = UnauthorizedResponse(),
         resources: [Resource] = [Resource(path: "/")],
-        tls: TLSSettings? = nil
+        tls: TLSSettings? = nil,
+        timeline: [TimelineStep] = []
     ) {
         self.name = name
         self.description = description
@@ -43,6 +46,7 @@ public struct Scenario: Sendable, Equatable {
         self.unauthorized = unauthorized
         self.resources = resources
         self.tls = tls
+        self.timeline = timeline
     }
 
     /// The user of that name, if any (names are case-sensitive, as Basic and Digest compare them).

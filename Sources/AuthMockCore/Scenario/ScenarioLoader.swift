@@ -43,7 +43,7 @@ public enum ScenarioLoader {
 
     /// The keys the loader accepts, by section: the single source for the docs and the schema test.
     public static let keys: [String: [String]] = [
-        "scenario": ["version", "name", "description", "realm", "users", "challenges", "challenge-style", "nonce", "unauthorized", "resources", "tls"],
+        "scenario": ["version", "name", "description", "realm", "users", "challenges", "challenge-style", "nonce", "unauthorized", "resources", "tls", "timeline"],
         "user": ["name", "password", "domain"],
         "challenge.basic": ["scheme", "charset"],
         "challenge.digest": ["scheme", "algorithm", "qop", "opaque", "userhash", "charset"],
@@ -53,6 +53,7 @@ public enum ScenarioLoader {
         "resource": ["path", "protected", "status", "body", "content-type", "headers"],
         "tls": ["identity", "key", "hosts", "intermediate", "client-certificate", "plain-http", "rotate"],
         "tls.rotate": ["after-requests", "keep-key"],
+        "timeline step": ["after-successes", "after", "at-request", "user", "password", "lock", "unlock", "remove"],
     ]
 }
 
@@ -254,6 +255,7 @@ private final class Reader {
         let unauthorized = fields["unauthorized"].map(unauthorized) ?? UnauthorizedResponse()
         let resources = fields["resources"].map(resources) ?? [Resource(path: "/")]
         let tls = fields["tls"].map(tlsSettings)
+        let timeline = fields["timeline"].map { timelineSteps($0, users: users) } ?? []
 
         // Rules that span sections (skipped where a section's own errors already explain the gap).
         if resources.contains(where: \.protected), challenges.isEmpty, !challengesHadErrors {
@@ -265,7 +267,7 @@ private final class Reader {
         }
         return Scenario(
             name: name, description: description, realm: realm, users: users, challenges: challenges, challengeStyle: style,
-            nonce: nonce, unauthorized: unauthorized, resources: resources, tls: tls
+            nonce: nonce, unauthorized: unauthorized, resources: resources, tls: tls, timeline: timeline
         )
     }
 
@@ -482,6 +484,63 @@ private final class Reader {
             result.append(resource)
         }
         return result
+    }
+
+    // MARK: - Timeline
+
+    func timelineSteps(_ node: Node, users: [User]) -> [TimelineStep] {
+        guard let items = sequence(node, "timeline") else { return [] }
+        let triggers = ["after-successes", "after", "at-request"]
+        let actions = ["password", "lock", "unlock", "remove"]
+        var steps: [TimelineStep] = []
+        for item in items {
+            guard let fields = mapping(item, "a timeline step", allowed: ScenarioLoader.keys["timeline step"]!, required: ["user"]) else { continue }
+            let givenTriggers = triggers.filter { fields[$0] != nil }
+            let givenActions = actions.filter { fields[$0] != nil }
+            guard givenTriggers.count == 1 else {
+                report(item, "a timeline step needs exactly one trigger, found \(givenTriggers.isEmpty ? "none" : givenTriggers.joined(separator: " and "))",
+                       hint: "add one of after-successes: N, after: 30s, at-request: N")
+                continue
+            }
+            guard givenActions.count == 1 else {
+                report(item, "a timeline step needs exactly one action, found \(givenActions.isEmpty ? "none" : givenActions.joined(separator: " and "))",
+                       hint: "add one of password: NEW, lock: true, unlock: true, remove: true")
+                continue
+            }
+            guard let userNode = fields["user"], let user = string(userNode, "a timeline step's user") else { continue }
+            if !users.contains(where: { $0.name == user }) {
+                report(userNode, "timeline user '\(user)' is not in users", hint: Suggestion.hint(for: user, in: users.map(\.name), noun: "one of the users"))
+                continue
+            }
+            let trigger: TimelineStep.Trigger
+            switch givenTriggers[0] {
+            case "after-successes":
+                guard let n = int(fields["after-successes"]!, "after-successes", in: 1...1_000_000_000) else { continue }
+                trigger = .afterSuccesses(n)
+            case "after":
+                guard let seconds = duration(fields["after"]!, "after") else { continue }
+                trigger = .afterTime(seconds)
+            default:
+                guard let n = int(fields["at-request"]!, "at-request", in: 1...1_000_000_000) else { continue }
+                trigger = .atRequest(n)
+            }
+            let action: TimelineStep.Action
+            let actionNode = fields[givenActions[0]]!
+            switch givenActions[0] {
+            case "password":
+                guard let password = string(actionNode, "password", allowEmpty: true) else { continue }
+                action = .setPassword(password)
+            default:
+                guard let flag = bool(actionNode, givenActions[0]) else { continue }
+                guard flag else {
+                    report(actionNode, "\(givenActions[0]): false does nothing", hint: "leave the step out, or write \(givenActions[0]): true")
+                    continue
+                }
+                action = givenActions[0] == "lock" ? .lock : givenActions[0] == "unlock" ? .unlock : .remove
+            }
+            steps.append(TimelineStep(trigger: trigger, user: user, action: action))
+        }
+        return steps
     }
 
     // MARK: - TLS

@@ -1,0 +1,169 @@
+import Foundation
+
+/// A user as the running scenario knows them: the password may have changed, the user may be locked
+/// or gone, and the passwords they had before are remembered to recognise a client that keeps using them.
+struct UserRecord: Sendable, Equatable {
+    var user: User
+    var locked = false
+    var removed = false
+    /// Passwords the user had before, most recent last.
+    var retired: [String] = []
+    var successes = 0
+}
+
+extension Engine {
+    /// The user who can authenticate now (not removed), by exact name.
+    func activeUser(named name: String) -> User? {
+        state.users.first { $0.user.name == name && !$0.removed }?.user
+    }
+
+    /// Whether `matches` accepts one of the user's retired passwords (or, for a removed user, the last one).
+    func matchesRetiredPassword(of name: String, _ matches: (String) -> Bool) -> Bool {
+        guard let record = state.users.first(where: { $0.user.name == name }) else { return false }
+        let candidates = record.retired + (record.removed ? [record.user.password] : [])
+        // Check them all, so the time taken does not say which one matched.
+        return candidates.reduce(false) { matched, password in matches(password) || matched }
+    }
+
+    func isLocked(_ name: String) -> Bool {
+        state.users.first { $0.user.name == name }?.locked ?? false
+    }
+
+    /// Applies the steps due before a request is decided: time-based ones and `at-request`.
+    mutating func applyStepsBeforeRequest(now: Date) -> [JournalEntry] {
+        let elapsed = now.timeIntervalSince(state.startedAt ?? now)
+        let requests = state.requests
+        return applySteps(now: now) { trigger in
+            switch trigger {
+            case .afterTime(let seconds): return elapsed >= seconds
+            case .atRequest(let n): return requests >= n
+            case .afterSuccesses: return false
+            }
+        }
+    }
+
+    /// Counts a success for `name` and applies the `after-successes` steps that became due.
+    mutating func recordSuccess(of name: String, now: Date) -> [JournalEntry] {
+        guard let index = state.users.firstIndex(where: { $0.user.name == name }) else { return [] }
+        state.users[index].successes += 1
+        let successes = state.users[index].successes
+        return applySteps(now: now, restrictedTo: name) { trigger in
+            if case .afterSuccesses(let n) = trigger { return successes >= n }
+            return false
+        }
+    }
+
+    private mutating func applySteps(now: Date, restrictedTo user: String? = nil, due: (TimelineStep.Trigger) -> Bool) -> [JournalEntry] {
+        var entries: [JournalEntry] = []
+        for (index, step) in scenario.timeline.enumerated() where !state.firedSteps.contains(index) {
+            if let user, step.user != user { continue }
+            guard due(step.trigger) else { continue }
+            state.firedSteps.insert(index)
+            if let entry = change(step.user, step.action, reason: "timeline step \(index + 1) (\(Self.describe(step.trigger)))", now: now) {
+                entries.append(entry)
+            }
+        }
+        return entries
+    }
+
+    /// Changes a user and journals the change; nil when there is no such user.
+    mutating func change(_ name: String, _ action: TimelineStep.Action, reason: String, now: Date) -> JournalEntry? {
+        guard let index = state.users.firstIndex(where: { $0.user.name == name }) else { return nil }
+        let verdict: Verdict
+        let what: String
+        switch action {
+        case .setPassword(let password):
+            state.users[index].retired.append(state.users[index].user.password)
+            state.users[index].user.password = password
+            state.users[index].removed = false
+            verdict = .userPasswordChanged
+            what = "\(name)'s password changed"
+        case .lock:
+            state.users[index].locked = true
+            verdict = .userLocked
+            what = "\(name) is locked: valid credentials now get 403"
+        case .unlock:
+            state.users[index].locked = false
+            verdict = .userUnlocked
+            what = "\(name) is unlocked"
+        case .remove:
+            state.users[index].removed = true
+            verdict = .userRemoved
+            what = "\(name) was removed"
+        }
+        let entry = JournalEntry(
+            seq: state.nextSeq, time: now, connection: 0, exchange: 0, remote: nil, method: nil, target: nil, version: nil, headers: [],
+            bodyBytes: 0, credentials: PresentedCredentials(header: "", scheme: "", user: name), verdict: verdict,
+            detail: "\(what) (\(reason))", status: 0, challenges: nil
+        )
+        state.nextSeq += 1
+        state.journal.append(entry)
+        return entry
+    }
+
+    static func describe(_ trigger: TimelineStep.Trigger) -> String {
+        switch trigger {
+        case .afterSuccesses(let n): return "after \(n) successful request(s)"
+        case .afterTime(let time): return "after \(seconds(time))"
+        case .atRequest(let n): return "at request \(n)"
+        }
+    }
+
+    // MARK: - Control: /_authmock/users
+
+    /// `GET /_authmock/users` and `POST /_authmock/users/{name}` with a JSON body
+    /// `{"password": "new"}`, `{"enabled": false}` (lock) or `{"enabled": true}` (unlock).
+    mutating func usersControl(_ request: Request, name: String?, now: Date) -> Exchange {
+        guard let name else {
+            guard request.method == "GET" else { return Exchange(response: Self.methodNotAllowed(allow: "GET")) }
+            return Exchange(response: Self.json(state.users.map(UserStatus.init)))
+        }
+        guard request.method == "POST" else { return Exchange(response: Self.methodNotAllowed(allow: "POST")) }
+        let decodedName = name.removingPercentEncoding ?? name
+        guard state.users.contains(where: { $0.user.name == decodedName }) else {
+            return Exchange(response: Self.plain(status: 404, "404 Not Found: no user named '\(decodedName)'\n"))
+        }
+        guard let change = try? JSONDecoder().decode(UserChange.self, from: Data(request.body)), change.password != nil || change.enabled != nil else {
+            return Exchange(response: Self.plain(
+                status: 400, "400 Bad Request: send a JSON body such as {\"password\": \"new\"}, {\"enabled\": false} or {\"enabled\": true}\n"
+            ))
+        }
+        var entries: [JournalEntry] = []
+        let reason = "\(request.method) \(request.path)"
+        if let password = change.password, let entry = self.change(decodedName, .setPassword(password), reason: reason, now: now) { entries.append(entry) }
+        if let enabled = change.enabled, let entry = self.change(decodedName, enabled ? .unlock : .lock, reason: reason, now: now) { entries.append(entry) }
+        let status = state.users.first { $0.user.name == decodedName }.map(UserStatus.init)
+        return Exchange(response: Self.json(status), events: entries)
+    }
+
+    struct UserChange: Decodable {
+        var password: String?
+        var enabled: Bool?
+    }
+
+    /// A user's state as the control endpoints show it.
+    public struct UserStatus: Codable, Sendable, Equatable {
+        public var name: String
+        public var password: String
+        public var domain: String?
+        public var enabled: Bool
+        public var removed: Bool
+        public var passwordChanges: Int
+        public var successes: Int
+
+        init(_ record: UserRecord) {
+            name = record.user.name
+            password = record.user.password
+            domain = record.user.domain
+            enabled = !record.locked
+            removed = record.removed
+            passwordChanges = record.retired.count
+            successes = record.successes
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case name, password, domain, enabled, removed, successes
+            case passwordChanges = "password_changes"
+        }
+    }
+}
