@@ -28,11 +28,14 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.0.0"),
     ],
     targets: [
+        // OpenSSL's libcrypto (Debian: libssl-dev) for MD4 and DES, which NTLM needs and swift-crypto lacks.
+        .systemLibrary(name: "CLibCrypto", path: "Sources/CLibCrypto", providers: [.apt(["libssl-dev"])]),
         // The pure core: scenario model and loader, auth schemes, the engine and the journal.
         // No NIO, no sockets, no files: every rule is testable with an injected clock and RNG.
         .target(
             name: "AuthMockCore",
             dependencies: [
+                "CLibCrypto",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Yams", package: "Yams"),
             ],

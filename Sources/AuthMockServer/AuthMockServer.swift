@@ -297,6 +297,10 @@ final class EngineCore: Sendable {
         locked.withLockedValue { $0.engine.setTLSDescription(json) }
     }
 
+    func connectionClosed(_ id: UInt64) {
+        locked.withLockedValue { $0.engine.connectionClosed(id) }
+    }
+
     /// Records a TLS connection's handshake and request count when it closes.
     func recordTLSConnection(_ connection: ConnectionInfo, failure: String?, requests: Int) {
         let now = clock()

@@ -77,6 +77,8 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        // Nothing about a closed connection may outlive it (an NTLM handshake in progress, for one).
+        core.connectionClosed(connectionID)
         if isTLS {
             // One entry per TLS connection: its handshake, and whether any request came over it.
             let failure = handshakeCompleted ? nil : (handshakeFailure ?? "the client closed the connection during the handshake")

@@ -274,7 +274,7 @@ struct ReadmeExampleTests {
         let end = try #require(afterMarker[start.upperBound...].range(of: "```"))
         let yaml = String(afterMarker[start.upperBound..<end.lowerBound])
         let scenario = try ScenarioLoader.load(yaml: yaml, file: "README.md")
-        #expect(scenario.challenges.count == 3)
+        #expect(scenario.challenges.count == 4)
         for (section, keys) in ScenarioLoader.keys {
             for key in keys {
                 #expect(yaml.contains("\(key):"), "README example lacks '\(key)' (\(section))")

@@ -1,3 +1,4 @@
+@testable import AuthMockServer
 import AuthMockCore
 import AuthMockServer
 import Foundation
@@ -46,7 +47,7 @@ struct ShutdownTests {
     }
 }
 
-@testable import AuthMockServer
+
 
 /// The journal file survives misuse: writing after close is ignored, not a crash.
 struct JournalFileTests {

@@ -43,13 +43,13 @@ extension Engine {
             return .challenge(.basicWrongCharset, "the credentials were sent in ISO-8859-1, but the challenge asked for charset=\"UTF-8\"")
         }
         if matchesUTF8 {
-            return .granted(user: known.name)
+            return .granted(user: known.name, verdict: .basicOK)
         }
         if matchesLatin1 {
             guard !options.charsetUTF8 else {
                 return .challenge(.basicWrongCharset, "the credentials were sent in ISO-8859-1, but the challenge asked for charset=\"UTF-8\"")
             }
-            return .granted(user: known.name)
+            return .granted(user: known.name, verdict: .basicOK)
         }
         if matchesRetiredPassword(of: known.name, { constantTimeEquals(passwordBytes, Array($0.utf8)) }) {
             return .challenge(.credentialStalePassword, "\(known.name)'s old password, which was changed")

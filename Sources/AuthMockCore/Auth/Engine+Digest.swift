@@ -196,7 +196,7 @@ extension Engine {
         }
         record.uses += 1
         state.nonces[nonce] = record
-        return .granted(user: user.name)
+        return .granted(user: user.name, verdict: .digestOK)
     }
 
     /// The user and algorithm whose userhash matches, when it is not the announced algorithm.

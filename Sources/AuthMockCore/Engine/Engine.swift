@@ -156,8 +156,10 @@ public struct Engine: Sendable {
     }
 
     enum AuthOutcome {
-        case granted(user: String)
+        case granted(user: String, verdict: Verdict, detail: String? = nil, headers: [HeaderField] = [])
         case challenge(Verdict, String, stale: Bool = false)
+        /// A 401 carrying only this challenge (the next leg of a multi-leg handshake such as NTLM).
+        case continueHandshake(Verdict, String, header: String)
         case badRequest(Verdict, String)
     }
 
@@ -173,6 +175,12 @@ public struct Engine: Sendable {
         }
 
         let fields = request.headers.values("Authorization")
+        if fields.isEmpty, let user = ntlmUser(on: request.connection.id), activeUser(named: user) != nil, !isLocked(user) {
+            return Decision(
+                response: grant(resource, user: user), verdict: .ntlmConnectionAuthenticated,
+                detail: "the connection was authenticated by NTLM as \(user)", authenticatedUser: user
+            )
+        }
         guard let field = fields.first else {
             return challenge(.noCredentials, "the request carried no Authorization header", stale: false, now: now, random: &random)
         }
@@ -190,6 +198,24 @@ public struct Engine: Sendable {
             // Basic is a token68 (RFC 7617): read it directly, so base64 faults are named as such.
             let token = field.utf8.drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }.dropFirst(scheme.utf8.count)
             outcome = verifyBasic(Substring(token), options: basicChallenge!, presented: &presented)
+        case "ntlm", "negotiate":
+            let isNegotiate = scheme.lowercased() == "negotiate"
+            let options = scenario.challenges.lazy.compactMap { challenge -> NTLMChallenge? in
+                switch challenge {
+                case .ntlm(let options) where !isNegotiate: return options
+                case .negotiate(let options) where isNegotiate: return options
+                default: return nil
+                }
+            }.first
+            guard let options else {
+                outcome = .challenge(.schemeNotOffered, "the client used '\(scheme)', which this scenario does not accept")
+                break
+            }
+            let token = field.utf8.drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }.dropFirst(scheme.utf8.count)
+            outcome = verifyNTLM(
+                token: Substring(token), negotiate: isNegotiate, options: options, request: request, now: now, random: &random,
+                presented: &presented
+            )
         case "digest" where offersDigest:
             let credentials: AuthHeaderValue
             do throws(AuthSyntaxError) {
@@ -211,18 +237,26 @@ public struct Engine: Sendable {
         }
 
         switch outcome {
-        case .granted(let user):
+        case .granted(let user, let verdict, let detail, let headers):
             guard !isLocked(user) else {
                 return Decision(
                     response: Self.plain(status: 403, "403 Forbidden: \(user) is locked\n"), verdict: .credentialLocked,
                     detail: "valid credentials, but \(user) is locked", credentials: presented
                 )
             }
-            let verdict: Verdict = scheme.lowercased() == "basic" ? .basicOK : .digestOK
+            var response = grant(resource, user: user)
+            response.headers += headers
             return Decision(
-                response: grant(resource, user: user), verdict: verdict, detail: "authenticated as \(user)", credentials: presented,
+                response: response, verdict: verdict, detail: detail ?? "authenticated as \(user)", credentials: presented,
                 authenticatedUser: user
             )
+        case .continueHandshake(let verdict, let detail, let header):
+            let response = Response(
+                status: 401,
+                headers: [HeaderField("Content-Type", scenario.unauthorized.contentType), HeaderField("WWW-Authenticate", header)],
+                body: Array(scenario.unauthorized.body.utf8)
+            )
+            return Decision(response: response, verdict: verdict, detail: detail, credentials: presented)
         case .challenge(let verdict, let detail, let stale):
             var decision = challenge(verdict, detail, stale: stale, now: now, random: &random)
             decision.credentials = presented
@@ -287,6 +321,10 @@ public struct Engine: Sendable {
                 if digest.userhash { parameters.append(AuthParameter(name: "userhash", value: "true", quoted: false)) }
                 if stale { parameters.append(AuthParameter(name: "stale", value: "true", quoted: false)) }
                 return AuthHeaderValue(scheme: "Digest", parameters: parameters).rendered
+            case .ntlm:
+                return "NTLM"
+            case .negotiate:
+                return "Negotiate"
             case .custom(let raw):
                 return raw
             }
@@ -404,6 +442,11 @@ public enum ServerAction: Sendable, Equatable {
     case rotateCertificate(keepKey: Bool)
 }
 
+struct IssuedNTLMChallenge: Sendable, Equatable {
+    var connection: UInt64
+    var serverChallenge: [UInt8]
+}
+
 /// Everything that changes while a scenario is served.
 public struct EngineState: Sendable, Equatable {
     var nonces: NonceStore
@@ -412,6 +455,9 @@ public struct EngineState: Sendable, Equatable {
     var requestsSinceRotation = 0
     var tlsDescription: [UInt8]?
     var users: [UserRecord]
+    var ntlm: [UInt64: NTLMConnectionState] = [:]
+    /// The last CHALLENGEs sent, with their connections, to name an AUTHENTICATE sent on the wrong one.
+    var recentNTLMChallenges: [IssuedNTLMChallenge] = []
     var firedSteps: Set<Int> = []
     /// HTTP requests decided since start or reset (control requests excluded).
     var requests = 0
@@ -419,4 +465,7 @@ public struct EngineState: Sendable, Equatable {
 
     /// How many Digest nonces are remembered right now (bounded by the scenario's `nonce.remember`).
     public var rememberedNonces: Int { nonces.count }
+
+    /// How many connections have NTLM state (a handshake in progress or done); closed ones have none.
+    public var ntlmConnections: Int { ntlm.count }
 }

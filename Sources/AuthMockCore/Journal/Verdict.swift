@@ -34,6 +34,23 @@ public struct Verdict: RawRepresentable, Sendable, Hashable, Codable, CustomStri
     /// The handshake failed; `detail` says why (the client's alert, or the server's reason).
     public static let tlsHandshakeFailed: Verdict = "tls.handshake-failed"
 
+    // NTLM and Negotiate (MS-NLMP, RFC 4559).
+    /// A NEGOTIATE arrived; the CHALLENGE was sent (401) and is bound to this connection.
+    public static let ntlmNegotiate: Verdict = "ntlm.negotiate"
+    public static let ntlmOK: Verdict = "ntlm.ok"
+    /// A request without credentials on a connection NTLM already authenticated.
+    public static let ntlmConnectionAuthenticated: Verdict = "ntlm.connection-authenticated"
+    public static let ntlmMalformed: Verdict = "ntlm.malformed"
+    public static let ntlmUnknownUser: Verdict = "ntlm.unknown-user"
+    public static let ntlmWrongPassword: Verdict = "ntlm.wrong-password"
+    public static let ntlmWrongDomain: Verdict = "ntlm.wrong-domain"
+    public static let ntlmV1Refused: Verdict = "ntlm.v1-refused"
+    /// The AUTHENTICATE answers a CHALLENGE sent on another connection.
+    public static let ntlmConnectionChanged: Verdict = "ntlm.connection-changed"
+    public static let ntlmNoChallenge: Verdict = "ntlm.no-challenge"
+    public static let ntlmAnonymous: Verdict = "ntlm.anonymous"
+    public static let negotiateKerberosUnsupported: Verdict = "negotiate.kerberos-unsupported"
+
     // Users changing while the scenario runs (timeline steps and POST /_authmock/users/{name}).
     /// The client presented a password the user had before a change (or a removed user's last one).
     public static let credentialStalePassword: Verdict = "credential.stale-password"

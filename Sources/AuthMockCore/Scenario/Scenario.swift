@@ -77,6 +77,10 @@ public struct User: Sendable, Equatable, Codable {
 public enum Challenge: Sendable, Equatable {
     case basic(BasicChallenge)
     case digest(DigestChallenge)
+    /// NTLM (MS-NLMP), bound to the connection: NEGOTIATE → CHALLENGE → AUTHENTICATE.
+    case ntlm(NTLMChallenge)
+    /// Negotiate (RFC 4559) with SPNEGO carrying NTLM; Kerberos is not offered.
+    case negotiate(NTLMChallenge)
     /// A challenge sent verbatim that authmock never accepts: for testing that clients skip schemes they
     /// do not know (e.g. `Newauth realm="apps", type=1`).
     case custom(String)
@@ -91,6 +95,8 @@ public enum Challenge: Sendable, Equatable {
             words.append(digest.qop.isEmpty ? "no qop" : "qop=" + digest.qop.map(\.rawValue).joined(separator: ","))
             if digest.userhash { words.append("userhash") }
             return words.joined(separator: " ")
+        case .ntlm(let ntlm), .negotiate(let ntlm):
+            return scheme + (ntlm.allowV1 ? "" : " (NTLMv2 only)")
         case .custom:
             return "\(scheme) (not accepted)"
         }
@@ -101,6 +107,8 @@ public enum Challenge: Sendable, Equatable {
         switch self {
         case .basic: return "Basic"
         case .digest: return "Digest"
+        case .ntlm: return "NTLM"
+        case .negotiate: return "Negotiate"
         case .custom(let raw): return String(raw.prefix { $0 != " " && $0 != "\t" })
         }
     }
@@ -112,6 +120,27 @@ public struct BasicChallenge: Sendable, Equatable {
 
     public init(charsetUTF8: Bool = false) {
         self.charsetUTF8 = charsetUTF8
+    }
+}
+
+public struct NTLMChallenge: Sendable, Equatable {
+    /// A fixed 8-byte server challenge for reproducible tests; nil draws one per handshake.
+    public var serverChallenge: [UInt8]?
+    /// Send target info (AV pairs) in the CHALLENGE message; clients use NTLMv2 when it is there.
+    public var targetInfo: Bool
+    /// Accept NTLMv1 and the NTLM2 session response; false refuses them (`ntlm.v1-refused`).
+    public var allowV1: Bool
+    /// The NetBIOS domain the server names in its CHALLENGE.
+    public var domain: String
+    /// The server (computer) name in the target info.
+    public var server: String
+
+    public init(serverChallenge: [UInt8]? = nil, targetInfo: Bool = true, allowV1: Bool = true, domain: String = "AUTHMOCK", server: String = "AUTHMOCK-SRV") {
+        self.serverChallenge = serverChallenge
+        self.targetInfo = targetInfo
+        self.allowV1 = allowV1
+        self.domain = domain
+        self.server = server
     }
 }
 

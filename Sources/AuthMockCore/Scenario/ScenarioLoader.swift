@@ -48,6 +48,7 @@ public enum ScenarioLoader {
         "challenge.basic": ["scheme", "charset"],
         "challenge.digest": ["scheme", "algorithm", "qop", "opaque", "userhash", "charset"],
         "challenge.custom": ["custom"],
+        "challenge.ntlm": ["scheme", "server-challenge", "target-info", "allow-v1", "domain", "server"],
         "nonce": ["lifetime", "max-uses", "strict-nc", "remember"],
         "unauthorized": ["challenge", "body", "content-type"],
         "resource": ["path", "protected", "status", "body", "content-type", "headers"],
@@ -319,13 +320,16 @@ private final class Reader {
                 if basicSeen { report(item, "a second Basic challenge", hint: "offer Basic once") }
                 basicSeen = true
             }
+            if result.contains(where: { $0.scheme == challenge.scheme && ["NTLM", "Negotiate"].contains($0.scheme) }) {
+                report(item, "a second \(challenge.scheme) challenge", hint: "offer \(challenge.scheme) once")
+            }
             result.append(challenge)
         }
         return result
     }
 
     func challenge(_ node: Node) -> Challenge? {
-        let all = Array(Set(ScenarioLoader.keys["challenge.digest"]! + ScenarioLoader.keys["challenge.basic"]! + ["custom"])).sorted()
+        let all = Array(Set(ScenarioLoader.keys["challenge.digest"]! + ScenarioLoader.keys["challenge.basic"]! + ScenarioLoader.keys["challenge.ntlm"]! + ["custom"])).sorted()
         if case .mapping(let map) = node, map["custom"] != nil {
             guard let fields = mapping(node, "a custom challenge", allowed: ScenarioLoader.keys["challenge.custom"]!) else { return nil }
             guard let raw = fields["custom"].flatMap({ string($0, "custom") }) else { return nil }
@@ -375,11 +379,30 @@ private final class Reader {
                 report(fields["algorithm"] ?? node, "\(digest.effectiveAlgorithm.token) needs a qop: its A1 uses the cnonce, which only comes with qop", hint: "set `qop: auth` or use a non-session algorithm")
             }
             return .digest(digest)
+        case "ntlm", "negotiate":
+            rejectKeys(fields, notIn: ScenarioLoader.keys["challenge.ntlm"]!, scheme: scheme.lowercased() == "ntlm" ? "NTLM" : "Negotiate")
+            var ntlm = NTLMChallenge()
+            if let node = fields["server-challenge"], let text = string(node, "server-challenge") {
+                let bytes = stride(from: 0, to: text.count, by: 2).compactMap { offset -> UInt8? in
+                    let start = text.index(text.startIndex, offsetBy: offset)
+                    return UInt8(text[start..<text.index(start, offsetBy: min(2, text.count - offset))], radix: 16)
+                }
+                if text.count == 16, bytes.count == 8, text.allSatisfy(\.isHexDigit) {
+                    ntlm.serverChallenge = bytes
+                } else {
+                    report(node, "server-challenge '\(text)' is not 8 bytes in hex", hint: "write 16 hex digits, e.g. 0123456789abcdef")
+                }
+            }
+            if let node = fields["target-info"] { ntlm.targetInfo = bool(node, "target-info") ?? true }
+            if let node = fields["allow-v1"] { ntlm.allowV1 = bool(node, "allow-v1") ?? true }
+            if let node = fields["domain"], let text = string(node, "domain") { ntlm.domain = text }
+            if let node = fields["server"], let text = string(node, "server") { ntlm.server = text }
+            return scheme.lowercased() == "ntlm" ? .ntlm(ntlm) : .negotiate(ntlm)
         default:
             report(
                 schemeNode, "unknown scheme '\(scheme)'",
-                hint: (Suggestion.closest(to: scheme, in: ["Basic", "Digest"]).map { "did you mean '\($0)'? " } ?? "")
-                    + "authmock accepts Basic and Digest; to offer a scheme it does not accept, write `- custom: '\(scheme) realm=\"…\"'`"
+                hint: (Suggestion.closest(to: scheme, in: ["Basic", "Digest", "NTLM", "Negotiate"]).map { "did you mean '\($0)'? " } ?? "")
+                    + "authmock accepts Basic, Digest, NTLM and Negotiate; to offer a scheme it does not accept, write `- custom: '\(scheme) realm=\"…\"'`"
             )
             return nil
         }

@@ -1,0 +1,161 @@
+import Foundation
+
+/// Per-connection NTLM state: a handshake in progress, or a connection already authenticated.
+enum NTLMConnectionState: Sendable, Equatable {
+    case challenged(serverChallenge: [UInt8], negotiate: Bool)
+    case authenticated(user: String)
+}
+
+extension Engine {
+    /// Handles `Authorization: NTLM …` or `Authorization: Negotiate …` (SPNEGO around NTLM).
+    ///
+    /// The handshake is bound to the TCP connection, as real servers do: the CHALLENGE is remembered for
+    /// the connection that sent the NEGOTIATE, an AUTHENTICATE on another connection fails
+    /// (`ntlm.connection-changed`), and ``connectionClosed(_:)`` forgets everything about a connection.
+    mutating func verifyNTLM(
+        token text: Substring, negotiate: Bool, options: NTLMChallenge, request: Request, now: Date,
+        random: inout some RandomNumberGenerator, presented: inout PresentedCredentials
+    ) -> AuthOutcome {
+        let scheme = negotiate ? "Negotiate" : "NTLM"
+        guard let token = Base64.decodeStrict(text.trimmingOWS().utf8), !token.isEmpty else {
+            return .badRequest(.ntlmMalformed, "the \(scheme) token is not valid base64")
+        }
+
+        // Unwrap SPNEGO; a raw NTLMSSP token inside Negotiate is accepted too (some clients send that).
+        var ntlmToken = token
+        if negotiate, Array(token.prefix(8)) != NTLMMessage.signature {
+            do throws(NTLMSyntaxError) {
+                switch try SPNEGO.parse(token) {
+                case .initial(let mechTypes, let mechToken):
+                    presented.params = ["mechanisms": mechTypes.map(Self.describeOID).joined(separator: ",")]
+                    guard mechTypes.contains(SPNEGO.ntlmOID) else {
+                        // A server without Kerberos rejects a client that offers nothing else.
+                        let reject = Self.negotiateHeader(SPNEGO.response(.reject, supportedMech: nil, token: nil))
+                        return .continueHandshake(.negotiateKerberosUnsupported, "the client offered only Kerberos, which this server lacks", header: reject)
+                    }
+                    guard mechTypes.first == SPNEGO.ntlmOID, let mechToken else {
+                        // The optimistic token is for another mechanism: ask for NTLM instead.
+                        let ask = Self.negotiateHeader(SPNEGO.response(.acceptIncomplete, supportedMech: SPNEGO.ntlmOID, token: nil))
+                        return .continueHandshake(.negotiateKerberosUnsupported, "the client preferred Kerberos; NTLM was requested instead", header: ask)
+                    }
+                    ntlmToken = mechToken
+                case .response(let responseToken):
+                    guard let responseToken else { return .badRequest(.ntlmMalformed, "the NegTokenResp carries no token") }
+                    ntlmToken = responseToken
+                }
+            } catch {
+                return .badRequest(.ntlmMalformed, "the Negotiate token is not SPNEGO: \(error.reason)")
+            }
+        }
+
+        let message: NTLMMessage
+        do throws(NTLMSyntaxError) {
+            message = try NTLMMessage.parse(ntlmToken)
+        } catch {
+            return .badRequest(.ntlmMalformed, "bad NTLM message: \(error.reason)")
+        }
+
+        switch message {
+        case .negotiate(let flags):
+            presented.params = (presented.params ?? [:]).merging(["message": "NEGOTIATE", "flags": String(format: "%08x", flags)]) { $1 }
+            let serverChallenge = options.serverChallenge ?? random.bytes(8)
+            let challenge = NTLMMessage.challenge(
+                serverChallenge: serverChallenge, clientFlags: flags, domain: options.domain, server: options.server,
+                targetInfo: options.targetInfo, timestamp: NTLMMessage.fileTime(unixSeconds: now.timeIntervalSince1970)
+            )
+            remember(request.connection.id, .challenged(serverChallenge: serverChallenge, negotiate: negotiate))
+            state.recentNTLMChallenges.append(IssuedNTLMChallenge(connection: request.connection.id, serverChallenge: serverChallenge))
+            if state.recentNTLMChallenges.count > 64 { state.recentNTLMChallenges.removeFirst() }
+            let header = negotiate
+                ? Self.negotiateHeader(SPNEGO.response(.acceptIncomplete, supportedMech: SPNEGO.ntlmOID, token: challenge))
+                : "NTLM " + Base64.encode(challenge)
+            return .continueHandshake(.ntlmNegotiate, "NEGOTIATE received; CHALLENGE sent on connection \(request.connection.id)", header: header)
+
+        case .authenticate(let auth):
+            presented.user = auth.user
+            presented.params = (presented.params ?? [:]).merging([
+                "message": "AUTHENTICATE", "domain": auth.domain, "workstation": auth.workstation, "flags": String(format: "%08x", auth.flags),
+                "version": auth.ntResponse.count > 24 ? "NTLMv2" : auth.ntResponse.count == 24 ? "NTLMv1" : "anonymous",
+            ]) { $1 }
+            guard case .challenged(let serverChallenge, _) = state.ntlm[request.connection.id] else {
+                let other = state.recentNTLMChallenges.first { $0.connection != request.connection.id && verifies(auth, serverChallenge: $0.serverChallenge) != nil }
+                if let other {
+                    return .challenge(.ntlmConnectionChanged, "the AUTHENTICATE answers the CHALLENGE sent on connection \(other.connection), not on this one (\(request.connection.id))")
+                }
+                return .challenge(.ntlmNoChallenge, "AUTHENTICATE without a CHALLENGE on this connection")
+            }
+            state.ntlm[request.connection.id] = nil
+            guard !auth.user.isEmpty, !auth.ntResponse.isEmpty else {
+                return .challenge(.ntlmAnonymous, "anonymous NTLM (no user or no response) is not accepted")
+            }
+            let isV1 = auth.ntResponse.count == 24
+            if isV1, !options.allowV1 {
+                return .challenge(.ntlmV1Refused, "the client answered with NTLMv1\(auth.flags & NTLMMessage.Flags.extendedSessionSecurity != 0 ? " (NTLM2 session response)" : ""); this scenario accepts NTLMv2 only")
+            }
+            guard let user = state.users.first(where: { $0.user.name.lowercased() == auth.user.lowercased() }) else {
+                return .challenge(.ntlmUnknownUser, "no user named '\(auth.user)' in the scenario")
+            }
+            presented.user = user.user.name
+            guard !user.removed, let version = verifies(auth, serverChallenge: serverChallenge, password: user.user.password) else {
+                let stale = matchesRetiredPassword(of: user.user.name) { verifies(auth, serverChallenge: serverChallenge, password: $0) != nil }
+                if stale { return .challenge(.credentialStalePassword, "\(user.user.name)'s old password, which was changed") }
+                return .challenge(.ntlmWrongPassword, "the response does not match \(user.user.name)'s password")
+            }
+            if let expected = user.user.domain, expected.lowercased() != auth.domain.lowercased() {
+                return .challenge(.ntlmWrongDomain, "the client sent domain '\(auth.domain)'; \(user.user.name)'s domain is '\(expected)'")
+            }
+            remember(request.connection.id, .authenticated(user: user.user.name))
+            let headers = negotiate ? [HeaderField("WWW-Authenticate", Self.negotiateHeader(SPNEGO.response(.acceptCompleted, supportedMech: nil, token: nil)))] : []
+            return .granted(user: user.user.name, verdict: .ntlmOK, detail: "authenticated as \(user.user.name) with \(version)", headers: headers)
+        }
+    }
+
+    /// Which NTLM variant the AUTHENTICATE proves the password with, or nil when it does not.
+    func verifies(_ auth: NTLMAuthenticate, serverChallenge: [UInt8], password: String? = nil) -> String? {
+        let candidates = password.map { [$0] } ?? state.users.filter { $0.user.name.lowercased() == auth.user.lowercased() }.map(\.user.password)
+        for password in candidates {
+            if auth.ntResponse.count > 24 {
+                let key = NTLMCrypto.ntowfv2(password: password, user: auth.user, domain: auth.domain)
+                let proof = NTLMCrypto.ntProofStr(ntowfv2: key, serverChallenge: serverChallenge, blob: auth.ntResponse[16...])
+                if constantTimeEquals(proof, auth.ntResponse.prefix(16)) { return "NTLMv2" }
+            } else if auth.ntResponse.count == 24 {
+                let ess = auth.flags & NTLMMessage.Flags.extendedSessionSecurity != 0 && auth.lmResponse.count == 24
+                    && auth.lmResponse[8...].allSatisfy { $0 == 0 }
+                let expected = ess
+                    ? NTLMCrypto.ntlm2SessionResponse(password: password, serverChallenge: serverChallenge, clientChallenge: Array(auth.lmResponse.prefix(8)))
+                    : NTLMCrypto.ntlmv1Response(password: password, serverChallenge: serverChallenge)
+                if constantTimeEquals(expected, auth.ntResponse) { return ess ? "NTLM2 session response" : "NTLMv1" }
+            }
+        }
+        return nil
+    }
+
+    /// Remembers a connection's NTLM state, bounded so an engine never told of closes cannot grow forever.
+    private mutating func remember(_ connection: UInt64, _ value: NTLMConnectionState) {
+        if state.ntlm[connection] == nil, state.ntlm.count >= 10_000, let oldest = state.ntlm.keys.min() {
+            state.ntlm[oldest] = nil
+        }
+        state.ntlm[connection] = value
+    }
+
+    /// Forgets everything about a closed connection (an NTLM handshake in progress or done).
+    public mutating func connectionClosed(_ connection: UInt64) {
+        state.ntlm[connection] = nil
+    }
+
+    /// The user a connection authenticated as with NTLM, if any.
+    func ntlmUser(on connection: UInt64) -> String? {
+        if case .authenticated(let user) = state.ntlm[connection] { return user }
+        return nil
+    }
+
+    static func negotiateHeader(_ token: [UInt8]) -> String {
+        "Negotiate " + Base64.encode(token)
+    }
+
+    static func describeOID(_ oid: [UInt8]) -> String {
+        if oid == SPNEGO.ntlmOID { return "NTLM" }
+        if SPNEGO.kerberosOIDs.contains(oid) { return "Kerberos" }
+        return oid.hexString
+    }
+}
