@@ -32,6 +32,7 @@ public final class AuthMockServer: Sendable {
         /// The main listener (HTTPS when the scenario has TLS), then the extra plain-HTTP one, if any.
         var channels: [any Channel] = []
         var plainChannel: (any Channel)?
+        var proxyChannel: (any Channel)?
         var journalFile: JournalFile?
         var tls: TLSRuntime?
         var stopped = false
@@ -74,6 +75,13 @@ public final class AuthMockServer: Sendable {
                     $0.plainChannel = plain
                 }
             }
+            if scenario.proxy != nil {
+                let proxy = try await bindProxy(host: configuration.host, port: configuration.proxyPort)
+                state.withLockedValue {
+                    $0.channels.append(proxy)
+                    $0.proxyChannel = proxy
+                }
+            }
         } catch {
             try? await shutdown()
             throw error
@@ -98,50 +106,108 @@ public final class AuthMockServer: Sendable {
         )
     }
 
-    private func bind(host: String, port: Int, tls: TLSRuntime?) async throws -> any Channel {
-        let configuration = self.configuration
-        let decoderLimits = {
-            var limits = NIOHTTPDecoderLimitConfiguration()
-            limits.maxHeaderFieldSize = configuration.maxHeaderFieldSize
-            limits.maxHeaderListSize = configuration.maxHeaderListSize
-            return limits
-        }()
-        let core = self.core
-        let connections = self.connections
-        let logger = self.logger
-        let perform: @Sendable ([ServerAction], any EventLoop) -> EventLoopFuture<Void> = { [weak self] actions, eventLoop in
+    private var decoderLimits: NIOHTTPDecoderLimitConfiguration {
+        var limits = NIOHTTPDecoderLimitConfiguration()
+        limits.maxHeaderFieldSize = configuration.maxHeaderFieldSize
+        limits.maxHeaderListSize = configuration.maxHeaderListSize
+        return limits
+    }
+
+    private var performActions: @Sendable ([ServerAction], any EventLoop) -> EventLoopFuture<Void> {
+        { [weak self] actions, eventLoop in
             guard let self else { return eventLoop.makeSucceededVoidFuture() }
             return self.perform(actions, on: eventLoop)
         }
+    }
+
+    private func bind(host: String, port: Int, tls: TLSRuntime?) async throws -> any Channel {
+        let connections = self.connections
         return try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-            .childChannelInitializer { channel in
+            .childChannelInitializer { [self] channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try self.configureOrigin(channel, id: connections.register(channel), tls: tls)
+                }
+            }
+            .bind(host: host, port: port)
+            .get()
+    }
+
+    /// Plays the origin on a channel: a new connection, or a CONNECT tunnel through the proxy.
+    func configureOrigin(_ channel: any Channel, id: UInt64, tls: TLSRuntime?) throws {
+        let sync = channel.pipeline.syncOperations
+        // TLS first: everything after it sees plain HTTP. The context is read per connection, so a
+        // rotation applies to the next connection.
+        if let tls {
+            try sync.addHandler(NIOSSLServerHandler(context: tls.context))
+        }
+        // Pipelining assistance serialises pipelined requests and implements quiescing
+        // (ChannelShouldQuiesceEvent) for graceful shutdown. Error handling is ours, so that protocol
+        // errors are journaled.
+        try sync.configureHTTPServerPipeline(
+            withPipeliningAssistance: true, withErrorHandling: false, withOutboundHeaderValidation: true,
+            withEncoderConfiguration: .init(), withDecoderLimitConfiguration: decoderLimits
+        )
+        try sync.addHandler(
+            ExchangeHandler(
+                connectionID: id, core: core, maxBodySize: configuration.maxBodySize, tls: tls != nil, perform: performActions,
+                logger: logger
+            )
+        )
+    }
+
+    /// The forward proxy's listener. Its HTTP handlers are added one by one, so that a granted CONNECT
+    /// can take them away and play the origin on the same channel.
+    private func bindProxy(host: String, port: Int) async throws -> any Channel {
+        let connections = self.connections
+        return try await ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { [self] channel in
                 channel.eventLoop.makeCompletedFuture {
                     let id = connections.register(channel)
-                    // TLS first: everything after it sees plain HTTP. The context is read per connection,
-                    // so a rotation applies to the next connection.
-                    if let tls {
-                        try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls.context))
+                    let limits = decoderLimits
+                    // Bytes after a CONNECT belong to the tunnel (or to the next request after a 407):
+                    // the decoder forwards them when it is removed, never drops them.
+                    let makeDecoder = {
+                        ByteToMessageHandler(
+                            HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes, informationalResponseStrategy: .drop, limitConfiguration: limits)
+                        )
                     }
-                    // Pipelining assistance serialises pipelined requests and implements quiescing
-                    // (ChannelShouldQuiesceEvent) for graceful shutdown. Error handling is ours, so that
-                    // protocol errors are journaled.
-                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(
-                        withPipeliningAssistance: true, withErrorHandling: false, withOutboundHeaderValidation: true,
-                        withEncoderConfiguration: .init(), withDecoderLimitConfiguration: decoderLimits
+                    let encoder = HTTPResponseEncoder()
+                    let decoder = makeDecoder()
+                    let pipelining = HTTPServerPipelineHandler()
+                    let route = ProxyRoute(
+                        origin: { [weak self] port in self?.origin(at: port) },
+                        tunnel: { [weak self] channel, origin in
+                            guard let self else { return }
+                            try self.configureOrigin(channel, id: self.connections.allocateID(), tls: origin.tls)
+                        },
+                        encoder: encoder, decoder: decoder, pipelining: pipelining, makeDecoder: makeDecoder
                     )
+                    try channel.pipeline.syncOperations.addHandlers([encoder, decoder, pipelining])
                     try channel.pipeline.syncOperations.addHandler(
                         ExchangeHandler(
-                            connectionID: id, core: core, maxBodySize: configuration.maxBodySize, tls: tls != nil, perform: perform,
-                            logger: logger
+                            connectionID: id, core: core, maxBodySize: configuration.maxBodySize, tls: false, perform: performActions,
+                            logger: logger, proxy: route
                         )
                     )
                 }
             }
             .bind(host: host, port: port)
             .get()
+    }
+
+    /// The origin listener at a port, if it is one of this server's (the proxy's only targets).
+    func origin(at port: Int) -> OriginListener? {
+        state.withLockedValue { state -> OriginListener? in
+            if let main = state.channels.first, main.localAddress?.port == port { return OriginListener(port: port, tls: state.tls) }
+            if let plain = state.plainChannel, plain.localAddress?.port == port { return OriginListener(port: port, tls: nil) }
+            return nil
+        }
     }
 
     /// Carries out what the engine asked for; the future completes when it is done, so that a response
@@ -181,6 +247,11 @@ public final class AuthMockServer: Sendable {
     /// The plain-HTTP URL when a TLS scenario also listens on plain HTTP (`plain-http: true`).
     public var httpURL: String? {
         state.withLockedValue { $0.plainChannel?.localAddress?.port }.map { Self.url(host: configuration.host, port: $0, tls: false) }
+    }
+
+    /// The forward proxy's URL (`http://127.0.0.1:PORT`) when the scenario has a `proxy:` section.
+    public var proxyURL: String? {
+        state.withLockedValue { $0.proxyChannel?.localAddress?.port }.map { Self.url(host: configuration.host, port: $0, tls: false) }.map { String($0.dropLast()) }
     }
 
     /// What clients need for TLS (files and pins), current after any rotation; nil without TLS.
@@ -252,6 +323,8 @@ public final class AuthMockServer: Sendable {
 final class EngineCore: Sendable {
     private struct Locked {
         var engine: Engine
+        /// The forward proxy's engine; its entries join the origin engine's journal.
+        var proxy: Engine?
         var random: RandomSource
     }
 
@@ -262,7 +335,10 @@ final class EngineCore: Sendable {
     init(scenario: Scenario, configuration: ServerConfiguration) {
         var random = configuration.seed.map(RandomSource.seeded) ?? .system
         let engine = Engine(scenario: scenario, configuration: .init(journalCapacity: configuration.journalCapacity), random: &random)
-        locked = NIOLockedValueBox(Locked(engine: engine, random: random))
+        let proxy = scenario.proxyScenario.map {
+            Engine(scenario: $0, configuration: .init(journalCapacity: 1, role: .proxy), random: &random)
+        }
+        locked = NIOLockedValueBox(Locked(engine: engine, proxy: proxy, random: random))
         clock = configuration.clock
     }
 
@@ -275,6 +351,12 @@ final class EngineCore: Sendable {
     }
 
     func handle(_ request: Request) -> Exchange {
+        // The proxy's users are changed at /_authmock/proxy/users…, by the proxy's engine.
+        if request.path.hasPrefix(Engine.controlPrefix + "proxy/users") {
+            var forwarded = request
+            forwarded.target = Engine.controlPrefix + String(request.target.dropFirst((Engine.controlPrefix + "proxy/").count))
+            return handleProxy(forwarded)
+        }
         // The journal page can be large: copy it under the lock, encode it outside.
         if let since = Engine.journalPageRequest(request) {
             let page = locked.withLockedValue { $0.engine.journalPage(since: since) }
@@ -285,6 +367,42 @@ final class EngineCore: Sendable {
         return locked.withLockedValue {
             let exchange = $0.engine.handle(request, now: now, random: &$0.random)
             // Queued while still holding the lock, so the file is in `seq` order.
+            for entry in exchange.journalEntries { file?.append(entry) }
+            if request.method == "POST", request.path == Engine.controlPrefix + "reset" { $0.proxy?.reset() }
+            return exchange
+        }
+    }
+
+    /// Asks the proxy's engine about a request to the proxy; its entries go into the one journal.
+    func handleProxy(_ request: Request) -> Exchange {
+        let now = clock()
+        let file = journalFile.withLockedValue { $0 }
+        return locked.withLockedValue { box in
+            guard var proxy = box.proxy else { return Exchange(response: Response(status: 404)) }
+            proxy.continueSequence(at: box.engine.state.nextSeq)
+            let exchange = proxy.handle(request, now: now, random: &box.random)
+            box.proxy = proxy
+            box.engine.adopt(exchange.journalEntries)
+            for entry in exchange.journalEntries { file?.append(entry) }
+            return exchange
+        }
+    }
+
+    /// Refuses a proxy request (bad or forbidden target) and journals it as the proxy's.
+    func rejectProxy(_ request: Request, status: Int, verdict: Verdict, detail: String) -> Exchange {
+        let now = clock()
+        let file = journalFile.withLockedValue { $0 }
+        return locked.withLockedValue { box in
+            guard var proxy = box.proxy else { return Exchange(response: Response(status: 404)) }
+            proxy.continueSequence(at: box.engine.state.nextSeq)
+            var exchange = proxy.reject(partial: request, connection: request.connection, status: status, verdict: verdict, detail: detail, now: now)
+            exchange.response.closeConnection = false
+            box.proxy = proxy
+            if var entry = exchange.entry {
+                entry.hop = "proxy"
+                exchange.entry = entry
+            }
+            box.engine.adopt(exchange.journalEntries)
             for entry in exchange.journalEntries { file?.append(entry) }
             return exchange
         }
@@ -298,7 +416,10 @@ final class EngineCore: Sendable {
     }
 
     func connectionClosed(_ id: UInt64) {
-        locked.withLockedValue { $0.engine.connectionClosed(id) }
+        locked.withLockedValue {
+            $0.engine.connectionClosed(id)
+            $0.proxy?.connectionClosed(id)
+        }
     }
 
     /// Records a TLS connection's handshake and request count when it closes.
@@ -352,6 +473,14 @@ final class ConnectionRegistry: Sendable {
 
     var openCount: Int { state.withLockedValue { $0.open.count } }
 
+    /// A fresh connection id for a connection that starts inside another (a CONNECT tunnel).
+    func allocateID() -> UInt64 {
+        state.withLockedValue { state in
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
+    }
+
     /// Asks every connection to finish its current exchange and close, then closes what is left
     /// after the grace period.
     func quiesce(gracePeriod: Duration) async {
@@ -373,4 +502,22 @@ final class ConnectionRegistry: Sendable {
             for channel in channels { channel.close(promise: nil) }
         }
     }
+}
+
+/// One of the server's origin listeners, as a target of its proxy.
+struct OriginListener: Sendable {
+    var port: Int
+    var tls: TLSRuntime?
+}
+
+/// What the proxy's handler needs from the server: where targets are, and how to tunnel into one.
+struct ProxyRoute {
+    var origin: @Sendable (Int) -> OriginListener?
+    var tunnel: (any Channel, OriginListener) throws -> Void
+    /// The proxy's HTTP handlers, removed when a CONNECT turns the channel into a tunnel.
+    var encoder: HTTPResponseEncoder
+    var decoder: ByteToMessageHandler<HTTPRequestDecoder>
+    var pipelining: HTTPServerPipelineHandler
+    /// NIO's decoder stops parsing after any CONNECT; a new one takes over when no tunnel follows.
+    var makeDecoder: () -> ByteToMessageHandler<HTTPRequestDecoder>
 }

@@ -37,6 +37,8 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var tlsFacts: TLSFacts?
     private var handshakeCompleted = false
     private var handshakeFailure: String?
+    /// Set on the forward proxy's connections.
+    private var proxy: ProxyRoute?
     private var state = State.idle
     /// The body of the request being received; kept outside `state` so appending never copies it.
     private var body: [UInt8] = []
@@ -46,8 +48,10 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     init(
         connectionID: UInt64, core: EngineCore, maxBodySize: Int, tls: Bool,
-        perform: @escaping @Sendable ([ServerAction], any EventLoop) -> EventLoopFuture<Void>, logger: Logger
+        perform: @escaping @Sendable ([ServerAction], any EventLoop) -> EventLoopFuture<Void>, logger: Logger,
+        proxy: ProxyRoute? = nil
     ) {
+        self.proxy = proxy
         self.connectionID = connectionID
         self.core = core
         self.maxBodySize = maxBodySize
@@ -124,6 +128,10 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 method: head.method.rawValue, target: head.uri, version: "HTTP/\(head.version.major).\(head.version.minor)",
                 headers: head.headers.map { HeaderField($0.name, $0.value) }, body: body, connection: connectionInfo
             )
+            if let proxy, !tooLarge {
+                handleProxyRequest(request, head: head, route: proxy, context: context)
+                return
+            }
             let exchange: Exchange
             if tooLarge {
                 exchange = core.reject(
@@ -187,6 +195,94 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         state = .failed
         let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/")
         write(exchange.response, for: head, context: context)
+    }
+
+    // MARK: Forward proxy
+
+    /// A request to the proxy: check the target, ask the proxy's engine, then hand the request to the
+    /// origin in-process (absolute-form) or turn this channel into a tunnel to it (CONNECT).
+    private func handleProxyRequest(_ request: Request, head: HTTPRequestHead, route: ProxyRoute, context: ChannelHandlerContext) {
+        // Whatever the answer, unless a tunnel opens, a CONNECT leaves NIO's decoder spent: renew it.
+        var tunnelling = false
+        defer {
+            if request.method == "CONNECT", !tunnelling { renewDecoder(route: route, context: context) }
+        }
+        let target: ProxyTarget
+        do throws(ProxyTargetError) {
+            target = try ProxyTarget.parse(method: request.method, target: request.target)
+        } catch {
+            let status = error.status == 414 ? 414 : 400
+            write(core.rejectProxy(request, status: status, verdict: .proxyBadTarget, detail: error.reason).response, for: head, context: context)
+            return
+        }
+        guard target.isLoopback, let origin = route.origin(target.port) else {
+            let detail = target.isLoopback
+                ? "\(target.host):\(target.port) is not one of this scenario's origins"
+                : "\(target.host):\(target.port) is not a loopback address; authmock's proxy only reaches its own origins"
+            write(core.rejectProxy(request, status: 403, verdict: .proxyTargetRefused, detail: detail).response, for: head, context: context)
+            return
+        }
+        if !target.isConnect, origin.tls != nil {
+            let detail = "port \(target.port) speaks HTTPS; send CONNECT for it, not an http:// request"
+            write(core.rejectProxy(request, status: 400, verdict: .proxyBadTarget, detail: detail).response, for: head, context: context)
+            return
+        }
+        let hop = core.handleProxy(request)
+        guard hop.response.status == 200 else {
+            write(hop.response, for: head, context: context)
+            return
+        }
+        guard target.isConnect else {
+            // A real proxy consumes its own credentials: the origin must not see them from here.
+            var forwarded = request
+            forwarded.target = target.originForm
+            forwarded.headers.removeAll { ["proxy-authorization", "proxy-connection"].contains($0.name.lowercased()) }
+            write(core.handle(forwarded).response, for: head, context: context)
+            return
+        }
+        tunnelling = true
+        startTunnel(into: origin, route: route, context: context)
+    }
+
+    /// Answers the CONNECT and plays the origin on this channel: the proxy's HTTP handlers go, the
+    /// origin's (TLS included) come, and the decoder's leftover bytes are forwarded into them.
+    private func startTunnel(into origin: OriginListener, route: ProxyRoute, context: ChannelHandlerContext) {
+        let channel = context.channel
+        let sync = channel.pipeline.syncOperations
+        let decoder = proxy?.decoder ?? route.decoder
+        do {
+            // A 2xx to CONNECT carries no framing (RFC 9110 §9.3.6), which the HTTP encoder would add:
+            // remove it and write the status line as bytes, from below the decoder.
+            sync.removeHandler(route.pipelining, promise: nil)
+            sync.removeHandler(route.encoder, promise: nil)
+            let decoderContext = try sync.context(handler: decoder)
+            decoderContext.writeAndFlush(NIOAny(channel.allocator.buffer(string: "HTTP/1.1 200 Connection Established\r\n\r\n")), promise: nil)
+            try route.tunnel(channel, origin)
+            core.connectionClosed(connectionID)  // the proxy's state for this connection ends here
+            sync.removeHandler(context: context, promise: nil)
+            sync.removeHandler(decoder, promise: nil)
+            // The pipelining handler may have been holding back a read.
+            channel.read()
+        } catch {
+            logger.debug("tunnel setup failed: \(error)")
+            channel.close(promise: nil)
+        }
+    }
+
+    /// Puts a fresh decoder right after the spent one, then removes the spent one, which forwards the
+    /// bytes it holds (a CONNECT retried with credentials) into the fresh one.
+    private func renewDecoder(route: ProxyRoute, context: ChannelHandlerContext) {
+        guard var current = proxy else { return }
+        let fresh = route.makeDecoder()
+        do {
+            let sync = context.pipeline.syncOperations
+            try sync.addHandler(fresh, position: .after(current.decoder))
+            sync.removeHandler(current.decoder, promise: nil)
+            current.decoder = fresh
+            proxy = current
+        } catch {
+            context.close(promise: nil)
+        }
     }
 
     // MARK: Back-pressure

@@ -16,9 +16,17 @@ public struct ReadyInfo: Codable, Sendable, Equatable {
     public var tls: TLSInfo?
     /// With TLS and `plain-http: true`: the extra plain-HTTP listener.
     public var httpURL: String?
+    /// With a `proxy:` section: the forward proxy and its users.
+    public var proxy: ProxyInfo?
+
+    public struct ProxyInfo: Codable, Sendable, Equatable {
+        /// `http://127.0.0.1:PORT`, as clients take it (`curl -x`, `HTTPS_PROXY`).
+        public var url: String
+        public var users: [User]
+    }
 
     enum CodingKeys: String, CodingKey {
-        case url, port, scenario, users, journal, tls
+        case url, port, scenario, users, journal, tls, proxy
         case httpURL = "http_url"
     }
 
@@ -30,6 +38,7 @@ public struct ReadyInfo: Codable, Sendable, Equatable {
         journal = server.url + "_authmock/journal"
         tls = server.tls
         httpURL = server.httpURL
+        proxy = server.proxyURL.map { ProxyInfo(url: $0, users: server.scenario.proxy?.users ?? []) }
     }
 
     /// One line of JSON, no trailing newline.

@@ -39,6 +39,8 @@ public struct ServerConfiguration: Sendable {
     /// Where to write ca.pem, chain.pem, … for clients; nil writes them to a temporary directory
     /// that shutdown removes.
     public var certificatesDirectory: String?
+    /// The port of the forward proxy when the scenario has a `proxy:` section (0: free port).
+    public var proxyPort: Int
     /// The port of the extra plain-HTTP listener when the scenario asks for `plain-http` (0: free port).
     public var plainHTTPPort: Int
 
@@ -60,7 +62,8 @@ public struct ServerConfiguration: Sendable {
         journalPath: String? = nil,
         tlsIdentity: TLSIdentity? = nil,
         certificatesDirectory: String? = nil,
-        plainHTTPPort: Int = 0
+        plainHTTPPort: Int = 0,
+        proxyPort: Int = 0
     ) {
         self.host = host
         self.port = port
@@ -75,5 +78,6 @@ public struct ServerConfiguration: Sendable {
         self.tlsIdentity = tlsIdentity
         self.certificatesDirectory = certificatesDirectory
         self.plainHTTPPort = plainHTTPPort
+        self.proxyPort = proxyPort
     }
 }

@@ -10,6 +10,10 @@ struct Banner {
         var lines = ["authmock \(AuthMock.version) serving \"\(scenario.name)\"" + (scenario.description.isEmpty ? "" : ": \(scenario.description)")]
         lines.append("  listening  \(ready.url)")
         if let http = ready.httpURL { lines.append("  plain      \(http)") }
+        if let proxy = ready.proxy {
+            let users = proxy.users.map { "\($0.name) / \($0.password)" }.joined(separator: ", ")
+            lines.append("  proxy      \(proxy.url)" + (users.isEmpty ? " (open)" : "  users \(users)"))
+        }
         if let tls = ready.tls {
             lines.append("  tls        \(tls.identity ?? "certificate from --cert"): trust \(tls.caFile)")
             lines.append("  pin        \(tls.curlPin)  (sha256 of the leaf: \(tls.fingerprintSHA256))")
@@ -40,6 +44,10 @@ struct Banner {
         default: flag = "--basic"
         }
         var words = ["curl"]
+        if let proxy = ready.proxy {
+            words += ["-x", proxy.url]
+            if let user = proxy.users.first { words += ["--proxy-anyauth", "--proxy-user", Self.shellQuote("\(user.name):\(user.password)")] }
+        }
         if let tls = ready.tls {
             words += ["--cacert", Self.shellQuote(tls.caFile)]
             if let client = tls.clientCerts?[user.name] { words += ["--cert", Self.shellQuote(client.certFile), "--key", Self.shellQuote(client.keyFile)] }

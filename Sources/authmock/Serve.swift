@@ -55,6 +55,9 @@ extension AuthMock {
         @Option(help: ArgumentHelp("The CA (PEM) clients should trust, written as ca.pem (default: the last certificate of --cert).", valueName: "pem"))
         var ca: String?
 
+        @Option(help: ArgumentHelp("Port of the forward proxy of a scenario with a proxy: section (0: free).", valueName: "port"))
+        var proxyPort = 0
+
         @Option(help: ArgumentHelp("Port of the extra plain-HTTP listener of a TLS scenario with plain-http: true (0: free).", valueName: "port"))
         var httpPort = 0
 
@@ -89,7 +92,7 @@ extension AuthMock {
             let configuration = ServerConfiguration(
                 host: host, port: port, maxHeaderFieldSize: maxHeaderSize, maxHeaderListSize: max(maxHeaderSize, 64 * 1024),
                 journalCapacity: journalLimit, seed: seed, journalPath: journal, tlsIdentity: identity, certificatesDirectory: certsDir,
-                plainHTTPPort: httpPort
+                plainHTTPPort: httpPort, proxyPort: proxyPort
             )
             let server = AuthMockServer(scenario: scenario, configuration: configuration, logger: Logger(label: "authmock"))
             let signals = TerminationSignals()

@@ -19,7 +19,10 @@ extension AuthMock {
                     continue
                 }
                 let challenges = scenario.challenges.map(\.summary).joined(separator: "; ")
-                let transport = scenario.tls.map { "HTTPS (\($0.identity.rawValue))" } ?? "HTTP"
+                var transport = scenario.tls.map { "HTTPS (\($0.identity.rawValue))" } ?? "HTTP"
+                if let proxy = scenario.proxy {
+                    transport += ", proxy offering " + (proxy.challenges.isEmpty ? "nothing (open)" : proxy.challenges.map(\.summary).joined(separator: "; "))
+                }
                 printOut("\(file): ok — \(scenario.name): \(transport); \(scenario.users.count) user(s); offers \(challenges); \(scenario.resources.count) resource(s)")
             }
             if invalid > 0 { throw exitInvalidScenario }

@@ -68,7 +68,7 @@ extension Engine {
             }
         }
 
-        guard uri == request.target else {
+        guard Self.sameResource(uri, request.target) else {
             return .badRequest(
                 .digestURIMismatch, "uri \"\(uri)\" differs from the request target \"\(request.target)\" (RFC 7616 §3.4.6)"
             )
@@ -209,6 +209,26 @@ extension Engine {
             }
         }
         return nil
+    }
+
+    /// Whether a Digest `uri` names the request target. Through a proxy the request-target is
+    /// absolute-form (`http://host/path`) while clients may put either form in `uri` (RFC 2617 §3.2.2
+    /// notes proxies may change the Request-Line), so absolute- and origin-form of the same resource match;
+    /// anything else, such as a missing query, does not.
+    static func sameResource(_ uri: String, _ target: String) -> Bool {
+        if uri == target { return true }
+        func originForm(_ text: String) -> String? {
+            let lower = text.lowercased()
+            guard let scheme = ["http://", "https://"].first(where: { lower.hasPrefix($0) }) else { return nil }
+            let rest = text.dropFirst(scheme.count)
+            let path = rest.drop { $0 != "/" && $0 != "?" }
+            return path.isEmpty ? "/" : path.hasPrefix("?") ? "/" + path : String(path)
+        }
+        switch (originForm(uri), originForm(target)) {
+        case (nil, .some(let targetPath)): return uri == targetPath
+        case (.some(let uriPath), nil): return uriPath == target
+        default: return false
+        }
     }
 
     /// Decodes an RFC 8187 ext-value in UTF-8 (`UTF-8''J%C3%A4s%C3%B8n`); the language tag is ignored.

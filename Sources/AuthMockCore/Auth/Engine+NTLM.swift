@@ -105,7 +105,7 @@ extension Engine {
                 return .challenge(.ntlmWrongDomain, "the client sent domain '\(auth.domain)'; \(user.user.name)'s domain is '\(expected)'")
             }
             remember(request.connection.id, .authenticated(user: user.user.name))
-            let headers = negotiate ? [HeaderField("WWW-Authenticate", Self.negotiateHeader(SPNEGO.response(.acceptCompleted, supportedMech: nil, token: nil)))] : []
+            let headers = negotiate ? [HeaderField(role.challengeHeader, Self.negotiateHeader(SPNEGO.response(.acceptCompleted, supportedMech: nil, token: nil)))] : []
             return .granted(user: user.user.name, verdict: .ntlmOK, detail: "authenticated as \(user.user.name) with \(version)", headers: headers)
         }
     }

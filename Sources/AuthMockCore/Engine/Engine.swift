@@ -12,20 +12,34 @@ import Foundation
 /// // exchange.response.status == 401, exchange.entry.verdict == .noCredentials
 /// ```
 public struct Engine: Sendable {
-    /// Limits that bound the engine's memory.
+    /// Limits that bound the engine's memory, and which side of a proxy the engine plays.
     public struct Configuration: Sendable, Equatable {
         /// How many journal entries stay in memory (`GET /_authmock/journal`); older ones are evicted.
         public var journalCapacity: Int
+        public var role: Role
 
-        public init(journalCapacity: Int = 10_000) {
+        public init(journalCapacity: Int = 10_000, role: Role = .origin) {
             self.journalCapacity = journalCapacity
+            self.role = role
         }
+    }
+
+    /// An origin server (401, `WWW-Authenticate`, `Authorization`) or a proxy (407,
+    /// `Proxy-Authenticate`, `Proxy-Authorization`). The rules are the same; the headers and status differ.
+    public enum Role: String, Sendable, Equatable {
+        case origin
+        case proxy
+
+        public var credentialsHeader: String { self == .proxy ? "Proxy-Authorization" : "Authorization" }
+        public var challengeHeader: String { self == .proxy ? "Proxy-Authenticate" : "WWW-Authenticate" }
+        public var challengeStatus: Int { self == .proxy ? 407 : 401 }
     }
 
     /// The reserved path prefix for control endpoints; scenarios cannot serve paths under it.
     public static let controlPrefix = "/_authmock/"
 
     public let scenario: Scenario
+    public let role: Role
     let minter: NonceMinter
     /// The opaque value of each Digest challenge, by challenge index.
     let opaques: [Int: String]
@@ -33,6 +47,7 @@ public struct Engine: Sendable {
 
     public init(scenario: Scenario, configuration: Configuration = Configuration(), random: inout some RandomNumberGenerator) {
         self.scenario = scenario
+        self.role = configuration.role
         self.minter = NonceMinter(random: &random)
         var opaques: [Int: String] = [:]
         for (index, challenge) in scenario.challenges.enumerated() {
@@ -76,7 +91,7 @@ public struct Engine: Sendable {
                 actions.append(.rotateCertificate(keepKey: scenario.tls?.rotateKeepsKey ?? true))
             }
         }
-        return Exchange(response: decision.response, entry: entry, events: events, actions: actions)
+        return Exchange(response: decision.response, entry: entry, events: events, actions: actions, authenticatedUser: decision.authenticatedUser)
     }
 
     /// Records a TLS connection when it closes: its handshake, and whether any request arrived on it.
@@ -132,6 +147,20 @@ public struct Engine: Sendable {
         return Exchange(response: response, entry: entry)
     }
 
+    /// Appends entries another engine decided (the proxy's) to this journal, and continues the sequence
+    /// after them, so that one journal tells both hops in order.
+    public mutating func adopt(_ entries: [JournalEntry]) {
+        for entry in entries {
+            state.journal.append(entry)
+            state.nextSeq = max(state.nextSeq, entry.seq + 1)
+        }
+    }
+
+    /// Continues numbering journal entries at `seq` (see ``adopt(_:)``).
+    public mutating func continueSequence(at seq: Int) {
+        state.nextSeq = max(state.nextSeq, seq)
+    }
+
     /// Starts the scenario over: clears the journal and every nonce (clients holding one get
     /// `stale=true` next time), restores the users and restarts the timeline. `seq` keeps counting.
     public mutating func reset() {
@@ -174,7 +203,7 @@ public struct Engine: Sendable {
             return Decision(response: grant(resource, user: nil), verdict: .publicResource, detail: nil)
         }
 
-        let fields = request.headers.values("Authorization")
+        let fields = request.headers.values(role.credentialsHeader)
         if fields.isEmpty, let user = ntlmUser(on: request.connection.id), activeUser(named: user) != nil, !isLocked(user) {
             return Decision(
                 response: grant(resource, user: user), verdict: .ntlmConnectionAuthenticated,
@@ -191,7 +220,7 @@ public struct Engine: Sendable {
             )
         }
         let scheme = Self.leadingToken(field)
-        var presented = PresentedCredentials(header: "Authorization", scheme: scheme)
+        var presented = PresentedCredentials(header: role.credentialsHeader, scheme: scheme)
         let outcome: AuthOutcome
         switch scheme.lowercased() {
         case "basic" where basicChallenge != nil:
@@ -252,8 +281,8 @@ public struct Engine: Sendable {
             )
         case .continueHandshake(let verdict, let detail, let header):
             let response = Response(
-                status: 401,
-                headers: [HeaderField("Content-Type", scenario.unauthorized.contentType), HeaderField("WWW-Authenticate", header)],
+                status: role.challengeStatus,
+                headers: [HeaderField("Content-Type", scenario.unauthorized.contentType), HeaderField(role.challengeHeader, header)],
                 body: Array(scenario.unauthorized.body.utf8)
             )
             return Decision(response: response, verdict: verdict, detail: detail, credentials: presented)
@@ -292,11 +321,11 @@ public struct Engine: Sendable {
         if scenario.unauthorized.sendChallenge {
             let values = renderChallenges(stale: stale, now: now, random: &random)
             switch scenario.challengeStyle {
-            case .separateFields: headers += values.map { HeaderField("WWW-Authenticate", $0) }
-            case .singleField: headers.append(HeaderField("WWW-Authenticate", values.joined(separator: ", ")))
+            case .separateFields: headers += values.map { HeaderField(role.challengeHeader, $0) }
+            case .singleField: headers.append(HeaderField(role.challengeHeader, values.joined(separator: ", ")))
             }
         }
-        let response = Response(status: 401, headers: headers, body: Array(scenario.unauthorized.body.utf8))
+        let response = Response(status: role.challengeStatus, headers: headers, body: Array(scenario.unauthorized.body.utf8))
         return Decision(response: response, verdict: verdict, detail: detail)
     }
 
@@ -336,13 +365,13 @@ public struct Engine: Sendable {
     private mutating func record(
         request: Request, now: Date, credentials: PresentedCredentials?, verdict: Verdict, detail: String?, response: Response
     ) -> JournalEntry {
-        let challenges = response.headers.values("WWW-Authenticate")
+        let challenges = response.headers.values(role.challengeHeader)
         let entry = JournalEntry(
             seq: state.nextSeq, time: now, connection: request.connection.id, exchange: request.connection.exchange,
             remote: request.connection.remote, method: request.method, target: request.target, version: request.version,
             headers: request.headers.map(Self.recorded), bodyBytes: request.body.count, credentials: credentials,
             verdict: verdict, detail: detail, status: response.status, challenges: challenges.isEmpty ? nil : challenges,
-            tls: request.connection.tls
+            tls: request.connection.tls, hop: role == .proxy ? "proxy" : nil, leaks: Self.leaks(in: request, role: role)
         )
         state.nextSeq += 1
         state.journal.append(entry)
@@ -350,6 +379,19 @@ public struct Engine: Sendable {
     }
 
     static let credentialHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie"]
+
+    /// Credentials sent to the wrong party: proxy credentials reaching the origin, or origin credentials
+    /// sent to the proxy on CONNECT (where they are never needed and the proxy can read them).
+    static func leaks(in request: Request, role: Role) -> [String]? {
+        var leaks: [String] = []
+        if role == .origin, !request.headers.values("Proxy-Authorization").isEmpty {
+            leaks.append("Proxy-Authorization reached the origin")
+        }
+        if role == .proxy, request.method == "CONNECT", !request.headers.values("Authorization").isEmpty {
+            leaks.append("Authorization (origin credentials) was sent to the proxy on CONNECT")
+        }
+        return leaks.isEmpty ? nil : leaks
+    }
 
     static func recorded(_ field: HeaderField) -> JournalEntry.RecordedHeader {
         JournalEntry.RecordedHeader(
@@ -415,12 +457,19 @@ public struct Engine: Sendable {
 
 /// The engine's answer to one request.
 public struct Exchange: Sendable, Equatable {
-    public init(response: Response, entry: JournalEntry? = nil, events: [JournalEntry] = [], actions: [ServerAction] = []) {
+    public init(
+        response: Response, entry: JournalEntry? = nil, events: [JournalEntry] = [], actions: [ServerAction] = [],
+        authenticatedUser: String? = nil
+    ) {
         self.response = response
         self.entry = entry
         self.events = events
         self.actions = actions
+        self.authenticatedUser = authenticatedUser
     }
+
+    /// Who the credentials proved to be, when they were accepted (for a proxy: forward the request).
+    public var authenticatedUser: String?
 
     public var response: Response
     /// nil for control requests (`/_authmock/…`), which are not exchanges under test.

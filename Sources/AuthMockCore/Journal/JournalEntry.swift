@@ -31,6 +31,10 @@ public struct JournalEntry: Sendable, Equatable, Codable {
     public var tls: TLSFacts?
     /// TLS connection entries only: how many HTTP requests arrived on the connection.
     public var requests: Int?
+    /// `proxy` for exchanges with authmock's forward proxy; absent for the origin.
+    public var hop: String?
+    /// Credentials sent to the wrong party (e.g. `Proxy-Authorization reached the origin`); absent when none.
+    public var leaks: [String]?
 
     public struct RecordedHeader: Sendable, Equatable, Codable {
         public var name: String
@@ -48,7 +52,7 @@ public struct JournalEntry: Sendable, Equatable, Codable {
     enum CodingKeys: String, CodingKey {
         case seq, time, connection, exchange, remote, method, target, version, headers
         case bodyBytes = "body_bytes"
-        case credentials, verdict, detail, status, challenges, tls, requests
+        case credentials, verdict, detail, status, challenges, tls, requests, hop, leaks
     }
 
     public init(from decoder: any Decoder) throws {
@@ -74,6 +78,8 @@ public struct JournalEntry: Sendable, Equatable, Codable {
         challenges = try container.decodeIfPresent([String].self, forKey: .challenges)
         tls = try container.decodeIfPresent(TLSFacts.self, forKey: .tls)
         requests = try container.decodeIfPresent(Int.self, forKey: .requests)
+        hop = try container.decodeIfPresent(String.self, forKey: .hop)
+        leaks = try container.decodeIfPresent([String].self, forKey: .leaks)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -95,12 +101,15 @@ public struct JournalEntry: Sendable, Equatable, Codable {
         try container.encodeIfPresent(challenges, forKey: .challenges)
         try container.encodeIfPresent(tls, forKey: .tls)
         try container.encodeIfPresent(requests, forKey: .requests)
+        try container.encodeIfPresent(hop, forKey: .hop)
+        try container.encodeIfPresent(leaks, forKey: .leaks)
     }
 
     public init(
         seq: Int, time: Date, connection: UInt64, exchange: Int, remote: String?, method: String?, target: String?,
         version: String?, headers: [RecordedHeader], bodyBytes: Int, credentials: PresentedCredentials?, verdict: Verdict,
-        detail: String?, status: Int, challenges: [String]?, tls: TLSFacts? = nil, requests: Int? = nil
+        detail: String?, status: Int, challenges: [String]?, tls: TLSFacts? = nil, requests: Int? = nil, hop: String? = nil,
+        leaks: [String]? = nil
     ) {
         self.seq = seq
         self.time = time
@@ -119,6 +128,8 @@ public struct JournalEntry: Sendable, Equatable, Codable {
         self.challenges = challenges
         self.tls = tls
         self.requests = requests
+        self.hop = hop
+        self.leaks = leaks
     }
 
     /// The entry as one line of JSON (the `--journal` file format), without a trailing newline.

@@ -51,6 +51,12 @@ public struct Verdict: RawRepresentable, Sendable, Hashable, Codable, CustomStri
     public static let ntlmAnonymous: Verdict = "ntlm.anonymous"
     public static let negotiateKerberosUnsupported: Verdict = "negotiate.kerberos-unsupported"
 
+    // The forward proxy.
+    /// A target that is not this scenario's origin (or not loopback at all): 403.
+    public static let proxyTargetRefused: Verdict = "proxy.target-refused"
+    /// CONNECT without host:port, an origin-form target sent to the proxy, a target too long.
+    public static let proxyBadTarget: Verdict = "proxy.bad-target"
+
     // Users changing while the scenario runs (timeline steps and POST /_authmock/users/{name}).
     /// The client presented a password the user had before a change (or a removed user's last one).
     public static let credentialStalePassword: Verdict = "credential.stale-password"

@@ -22,6 +22,8 @@ public struct Scenario: Sendable, Equatable {
     public var tls: TLSSettings?
     /// Scripted changes to users (password changes, locks, removals), in order.
     public var timeline: [TimelineStep]
+    /// A forward proxy in front of this scenario's origin, with its own realm, users and challenges.
+    public var proxy: ProxySettings?
 
     public init(
         name: String,
@@ -34,7 +36,8 @@ public struct Scenario: Sendable, Equatable {
         unauthorized: UnauthorizedResponse = UnauthorizedResponse(),
         resources: [Resource] = [Resource(path: "/")],
         tls: TLSSettings? = nil,
-        timeline: [TimelineStep] = []
+        timeline: [TimelineStep] = [],
+        proxy: ProxySettings? = nil
     ) {
         self.name = name
         self.description = description
@@ -47,6 +50,18 @@ public struct Scenario: Sendable, Equatable {
         self.resources = resources
         self.tls = tls
         self.timeline = timeline
+        self.proxy = proxy
+    }
+
+    /// The scenario the proxy plays: its realm, users and challenges, guarding every target.
+    public var proxyScenario: Scenario? {
+        guard let proxy else { return nil }
+        return Scenario(
+            name: name + "-proxy", description: "the forward proxy of \(name)", realm: proxy.realm, users: proxy.users,
+            challenges: proxy.challenges, nonce: nonce,
+            unauthorized: UnauthorizedResponse(body: "407 Proxy Authentication Required\n"),
+            resources: [Resource(path: "*", protected: !proxy.challenges.isEmpty, body: "")]
+        )
     }
 
     /// The user of that name, if any (names are case-sensitive, as Basic and Digest compare them).
@@ -57,6 +72,20 @@ public struct Scenario: Sendable, Equatable {
     /// The resource that serves a path (the request target without its query), first match wins.
     public func resource(forPath path: String) -> Resource? {
         resources.first { $0.matches(path: path) }
+    }
+}
+
+/// A scenario's `proxy:` section.
+public struct ProxySettings: Sendable, Equatable {
+    public var realm: String
+    public var users: [User]
+    /// Offered on a 407, in this order; empty makes an open proxy.
+    public var challenges: [Challenge]
+
+    public init(realm: String = "authmock proxy", users: [User], challenges: [Challenge]) {
+        self.realm = realm
+        self.users = users
+        self.challenges = challenges
     }
 }
 

@@ -43,7 +43,7 @@ public enum ScenarioLoader {
 
     /// The keys the loader accepts, by section: the single source for the docs and the schema test.
     public static let keys: [String: [String]] = [
-        "scenario": ["version", "name", "description", "realm", "users", "challenges", "challenge-style", "nonce", "unauthorized", "resources", "tls", "timeline"],
+        "scenario": ["version", "name", "description", "realm", "users", "challenges", "challenge-style", "nonce", "unauthorized", "resources", "tls", "timeline", "proxy"],
         "user": ["name", "password", "domain"],
         "challenge.basic": ["scheme", "charset"],
         "challenge.digest": ["scheme", "algorithm", "qop", "opaque", "userhash", "charset"],
@@ -54,6 +54,7 @@ public enum ScenarioLoader {
         "resource": ["path", "protected", "status", "body", "content-type", "headers"],
         "tls": ["identity", "key", "hosts", "intermediate", "client-certificate", "plain-http", "rotate"],
         "tls.rotate": ["after-requests", "keep-key"],
+        "proxy": ["realm", "users", "challenges"],
         "timeline step": ["after-successes", "after", "at-request", "user", "password", "lock", "unlock", "remove"],
     ]
 }
@@ -257,6 +258,7 @@ private final class Reader {
         let resources = fields["resources"].map(resources) ?? [Resource(path: "/")]
         let tls = fields["tls"].map(tlsSettings)
         let timeline = fields["timeline"].map { timelineSteps($0, users: users) } ?? []
+        let proxy = fields["proxy"].flatMap(proxySettings)
 
         // Rules that span sections (skipped where a section's own errors already explain the gap).
         if resources.contains(where: \.protected), challenges.isEmpty, !challengesHadErrors {
@@ -268,7 +270,7 @@ private final class Reader {
         }
         return Scenario(
             name: name, description: description, realm: realm, users: users, challenges: challenges, challengeStyle: style,
-            nonce: nonce, unauthorized: unauthorized, resources: resources, tls: tls, timeline: timeline
+            nonce: nonce, unauthorized: unauthorized, resources: resources, tls: tls, timeline: timeline, proxy: proxy
         )
     }
 
@@ -507,6 +509,22 @@ private final class Reader {
             result.append(resource)
         }
         return result
+    }
+
+    // MARK: - Proxy
+
+    func proxySettings(_ node: Node) -> ProxySettings? {
+        guard let fields = mapping(node, "proxy", allowed: ScenarioLoader.keys["proxy"]!) else { return nil }
+        let realm = fields["realm"].flatMap { string($0, "proxy.realm") } ?? "authmock proxy"
+        if let node = fields["realm"], Self.hasControlCharacter(realm) {
+            report(node, "proxy.realm contains a line break or control character", hint: "it is sent in a header: keep it on one line")
+        }
+        let users = fields["users"].map(users) ?? []
+        let challenges = fields["challenges"].map(challenges) ?? []
+        if challenges.contains(where: { if case .custom = $0 { false } else { true } }), users.isEmpty {
+            report(fields.entries["challenges"]?.key ?? node, "proxy challenges need proxy users", hint: "add `users:` under `proxy:`")
+        }
+        return ProxySettings(realm: realm, users: users, challenges: challenges)
     }
 
     // MARK: - Timeline

@@ -1,0 +1,69 @@
+import Testing
+import Foundation
+@testable import AuthMockCore
+
+struct ProxyEngineTests {
+    @Test(arguments: [
+        ("CONNECT", "localhost:8443", "localhost", 8443, true, ""),
+        ("CONNECT", "[::1]:443", "::1", 443, true, ""),
+        ("GET", "http://127.0.0.1:8080/a?b=c", "127.0.0.1", 8080, false, "/a?b=c"),
+        ("GET", "http://localhost", "localhost", 80, false, "/"),
+        ("POST", "http://localhost:81?x", "localhost", 81, false, "/?x"),
+    ])
+    func targets(method: String, target: String, host: String, port: Int, isConnect: Bool, originForm: String) throws {
+        let parsed = try ProxyTarget.parse(method: method, target: target)
+        #expect(parsed == ProxyTarget(host: host, port: port, isConnect: isConnect, originForm: originForm))
+        #expect(parsed.isLoopback)
+    }
+
+    @Test(arguments: [
+        ("CONNECT", "", 400), ("CONNECT", "localhost", 400), ("CONNECT", "localhost:0", 400), ("CONNECT", "localhost:99999", 400),
+        ("CONNECT", "user@localhost:443", 400), ("CONNECT", "[::1:443", 400), ("GET", "/relative", 400), ("GET", "https://localhost/", 400),
+        ("CONNECT", "a" + String(repeating: "b", count: 5000) + ":443", 414), ("GET", "http://ho st/", 400),
+    ])
+    func badTargets(method: String, target: String, status: Int) {
+        #expect(throws: ProxyTargetError.self) { try ProxyTarget.parse(method: method, target: target) }
+        #expect((try? ProxyTarget.parse(method: method, target: target)) == nil)
+        do { _ = try ProxyTarget.parse(method: method, target: target) } catch { #expect(error.status == status) }
+    }
+
+    @Test func loopbackOnly() throws {
+        #expect(try !ProxyTarget.parse(method: "CONNECT", target: "192.0.2.1:443").isLoopback)
+        #expect(try !ProxyTarget.parse(method: "CONNECT", target: "example.com:443").isLoopback)
+        #expect(try ProxyTarget.parse(method: "CONNECT", target: "127.1.2.3:443").isLoopback)
+    }
+
+    /// The proxy role: 407 with Proxy-Authenticate, credentials from Proxy-Authorization.
+    @Test func proxyRole() throws {
+        let scenario = try loadShipped("proxy-and-origin.yaml")
+        var random = RandomSource.seeded(3)
+        var proxy = Engine(scenario: try #require(scenario.proxyScenario), configuration: .init(role: .proxy), random: &random)
+        let challenged = proxy.handle(Request(method: "GET", target: "http://127.0.0.1:1/"), now: t0, random: &random)
+        #expect(challenged.response.status == 407)
+        #expect(challenged.response.headers.values("Proxy-Authenticate").count == 2)
+        #expect(challenged.response.headers.values("WWW-Authenticate").isEmpty)
+        #expect(challenged.entry?.hop == "proxy")
+        let credentials = "Basic " + Data("carrier:pigeon".utf8).base64EncodedString()
+        let wrongHeader = proxy.handle(Request(method: "GET", target: "http://127.0.0.1:1/", headers: [HeaderField("Authorization", credentials)]), now: t0, random: &random)
+        #expect(wrongHeader.response.status == 407, "origin credentials do not authenticate to the proxy")
+    }
+
+    /// Leaks: Proxy-Authorization at the origin; Authorization on a CONNECT to the proxy.
+    @Test func leaks() {
+        let toOrigin = Request(method: "GET", target: "/", headers: [HeaderField("Proxy-Authorization", "Basic eA==")])
+        #expect(Engine.leaks(in: toOrigin, role: .origin) == ["Proxy-Authorization reached the origin"])
+        let connect = Request(method: "CONNECT", target: "localhost:1", headers: [HeaderField("Authorization", "Basic eA==")])
+        #expect(Engine.leaks(in: connect, role: .proxy) == ["Authorization (origin credentials) was sent to the proxy on CONNECT"])
+        let absolute = Request(method: "GET", target: "http://localhost:1/", headers: [HeaderField("Authorization", "Basic eA==")])
+        #expect(Engine.leaks(in: absolute, role: .proxy) == nil, "absolute-form requests carry origin credentials on purpose")
+    }
+
+    /// Digest's uri may name the resource in absolute- or origin-form; a different resource still fails.
+    @Test func digestURIForms() {
+        #expect(Engine.sameResource("/a?b", "http://h:1/a?b"))
+        #expect(Engine.sameResource("http://h:1/a?b", "/a?b"))
+        #expect(Engine.sameResource("localhost:443", "localhost:443"))
+        #expect(!Engine.sameResource("/a", "http://h:1/a?b"))
+        #expect(!Engine.sameResource("http://h:1/a", "http://h:2/a"))
+    }
+}

@@ -1,0 +1,143 @@
+@testable import AuthMockServer
+import AuthMockCore
+import Foundation
+import Testing
+
+/// The forward proxy, driven by curl: absolute-form and CONNECT, Basic, Digest and NTLM, leaks, abuse.
+@Suite(.serialized)
+struct ProxyTests {
+    func proxyURL(_ server: AuthMockServer) throws -> String { try #require(server.proxyURL) }
+
+    /// --proxy-basic through absolute-form: 407 without credentials, 200 with, 407 with a wrong password.
+    @Test func basicAbsoluteForm() async throws {
+        try await withServer(try shipped("proxy-basic.yaml")) { server in
+            let proxy = try proxyURL(server)
+            let none = try await curl(["-x", proxy, server.url])
+            #expect(none.status == 407)
+            let ok = try await curl(["-x", proxy, "--proxy-basic", "--proxy-user", "carrier:pigeon", server.url])
+            #expect(ok.status == 200)
+            #expect(ok.body == "Through the proxy.\n")
+            let wrong = try await curl(["-x", proxy, "--proxy-basic", "--proxy-user", "carrier:nope", server.url])
+            #expect(wrong.status == 407)
+            let journal = server.journal
+            #expect(journal.map(\.verdict) == [.noCredentials, .basicOK, .publicResource, .basicBadPassword])
+            #expect(journal.map { $0.hop ?? "origin" } == ["proxy", "proxy", "origin", "proxy"])
+            #expect(journal[2].headers.allSatisfy { $0.name.lowercased() != "proxy-authorization" }, "the proxy consumes its own credentials")
+            let ready = ReadyInfo(server: server)
+            #expect(ready.proxy?.url == proxy)
+            #expect(ready.proxy?.users.map(\.name) == ["carrier"])
+        }
+    }
+
+    /// CONNECT with Digest to an HTTPS origin: 407, then the tunnel, TLS inside it, and the origin's Basic.
+    @Test func connectDigestToHTTPS() async throws {
+        try await withServer(try shipped("proxy-connect-digest.yaml")) { server in
+            let tls = try #require(server.tls)
+            let ok = try await curl(["-x", try proxyURL(server), "--proxy-digest", "--proxy-user", "carrier:pigeon", "--cacert", tls.caFile, "-u", "alice:wonderland", server.url])
+            #expect(ok.status == 200)
+            _ = await server.waitForConnectionsToClose()
+            let journal = server.journal
+            #expect(journal.map(\.verdict) == [.noCredentials, .digestOK, .basicOK, .tlsOK])
+            #expect(journal[0].method == "CONNECT")
+            #expect(journal[0].connection == journal[1].connection, "the CONNECT is retried on the same connection")
+            #expect(journal[2].tls?.version == "TLSv1.3")
+            #expect(journal.allSatisfy { $0.leaks == nil })
+            let wrong = try await curl(["-x", try proxyURL(server), "--proxy-digest", "--proxy-user", "carrier:nope", "--cacert", tls.caFile, server.url])
+            #expect(wrong.result.status != 0)
+            #expect(server.journal.last?.verdict == .digestBadResponse)
+            #expect(server.journal.last?.status == 407)
+        }
+    }
+
+    /// --proxy-ntlm through absolute-form and through CONNECT (to the HTTPS origin).
+    @Test func ntlmBothWays() async throws {
+        var scenario = try shipped("proxy-connect-digest.yaml")
+        scenario.proxy?.challenges = [.ntlm(NTLMChallenge(domain: "EXAMPLE"))]
+        scenario.tls?.plainHTTP = true
+        try await withServer(scenario) { server in
+            let proxy = try proxyURL(server)
+            let plain = try await curl(["-x", proxy, "--proxy-ntlm", "--proxy-user", #"EXAMPLE\carrier:pigeon"#, "-u", "alice:wonderland", try #require(server.httpURL)])
+            #expect(plain.status == 200)
+            let tunnelled = try await curl([
+                "-x", proxy, "--proxy-ntlm", "--proxy-user", #"EXAMPLE\carrier:pigeon"#, "--cacert", try #require(server.tls).caFile,
+                "-u", "alice:wonderland", server.url,
+            ])
+            #expect(tunnelled.status == 200)
+            let proxyVerdicts = server.journal.filter { $0.hop == "proxy" }.map(\.verdict)
+            #expect(proxyVerdicts == [.ntlmNegotiate, .ntlmOK, .ntlmNegotiate, .ntlmOK])
+        }
+    }
+
+    /// Proxy and origin both authenticate; the journal shows both hops and no leak either way.
+    @Test func proxyAndOrigin() async throws {
+        try await withServer(try shipped("proxy-and-origin.yaml")) { server in
+            let ok = try await curl(["-x", try proxyURL(server), "--proxy-digest", "--proxy-user", "carrier:pigeon", "--digest", "-u", "alice:wonderland", server.url])
+            #expect(ok.status == 200)
+            let journal = server.journal
+            #expect(journal.contains { $0.hop == "proxy" && $0.verdict == .digestOK })
+            #expect(journal.contains { $0.hop == nil && $0.verdict == .digestOK })
+            #expect(journal.allSatisfy { $0.leaks == nil })
+        }
+    }
+
+    /// Leaks are named: proxy credentials sent inside the tunnel, origin credentials sent on CONNECT.
+    @Test func leaksAreJournaled() async throws {
+        try await withServer(try shipped("proxy-connect-digest.yaml")) { server in
+            let tls = try #require(server.tls)
+            _ = try await curl([
+                "-x", try proxyURL(server), "--proxy-digest", "--proxy-user", "carrier:pigeon", "--cacert", tls.caFile,
+                "-H", "Proxy-Authorization: Basic Y2FycmllcjpwaWdlb24=", "--proxy-header", "Authorization: Basic YWxpY2U6d29uZGVybGFuZA==",
+                "-u", "alice:wonderland", server.url,
+            ])
+            let leaks = server.journal.compactMap(\.leaks).flatMap { $0 }
+            #expect(leaks.contains("Proxy-Authorization reached the origin"))
+            #expect(leaks.contains("Authorization (origin credentials) was sent to the proxy on CONNECT"))
+        }
+    }
+
+    /// CONNECT abuse and bad targets are refused cleanly, journaled, and the proxy keeps serving.
+    @Test func abuseIsRefused() async throws {
+        try await withServer(try shipped("proxy-basic.yaml")) { server in
+            let port = try #require(URLComponents(string: try proxyURL(server))?.port)
+            let cases: [(String, String, Verdict)] = [
+                ("CONNECT 192.0.2.1:443 HTTP/1.1\r\nHost: 192.0.2.1:443\r\n\r\n", "403", .proxyTargetRefused),
+                ("CONNECT localhost:1 HTTP/1.1\r\nHost: localhost:1\r\n\r\n", "403", .proxyTargetRefused),
+                ("CONNECT localhost HTTP/1.1\r\nHost: localhost\r\n\r\n", "400", .proxyBadTarget),
+                ("CONNECT :443 HTTP/1.1\r\nHost: x\r\n\r\n", "400", .proxyBadTarget),
+                ("GET /relative HTTP/1.1\r\nHost: x\r\n\r\n", "400", .proxyBadTarget),
+                ("CONNECT \(String(repeating: "a", count: 6000)):443 HTTP/1.1\r\nHost: x\r\n\r\n", "414", .proxyBadTarget),
+            ]
+            for (index, (request, status, verdict)) in cases.enumerated() {
+                let connection = try RawConnection(port: port)
+                try connection.send(request)
+                var received: [UInt8] = []
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                // Read the answer (the connection stays open: the proxy keeps serving it).
+                while !String(decoding: received, as: UTF8.self).contains("\r\n\r\n") {
+                    let n = recv(connection.fd, &buffer, buffer.count, 0)
+                    if n <= 0 { break }
+                    received += buffer[0..<n]
+                }
+                let text = String(decoding: received, as: UTF8.self)
+                #expect(text.hasPrefix("HTTP/1.1 \(status) "), "case \(index): \(text.prefix(60))")
+                #expect(server.journal.last?.verdict == verdict, "case \(index)")
+                #expect(server.journal.last?.hop == "proxy", "case \(index)")
+            }
+            let ok = try await curl(["-x", try proxyURL(server), "--proxy-basic", "--proxy-user", "carrier:pigeon", server.url])
+            #expect(ok.status == 200)
+        }
+    }
+
+    /// The proxy's users change like the origin's: POST /_authmock/proxy/users/NAME.
+    @Test func proxyPasswordChange() async throws {
+        try await withServer(try shipped("proxy-basic.yaml")) { server in
+            let change = try await curl(["-X", "POST", "-d", #"{"password": "homing"}"#, server.url + "_authmock/proxy/users/carrier"])
+            #expect(change.status == 200)
+            let old = try await curl(["-x", try proxyURL(server), "--proxy-basic", "--proxy-user", "carrier:pigeon", server.url])
+            #expect(old.status == 407)
+            #expect(server.journal.last?.verdict == .credentialStalePassword)
+            let new = try await curl(["-x", try proxyURL(server), "--proxy-basic", "--proxy-user", "carrier:homing", server.url])
+            #expect(new.status == 200)
+        }
+    }
+}
