@@ -68,6 +68,34 @@ struct ProxyTests {
         }
     }
 
+    /// Every proxy scheme curl has, through absolute-form (plain origin) and CONNECT (HTTPS origin);
+    /// a wrong proxy password ends at 407 either way.
+    @Test(arguments: ["basic", "digest", "ntlm"])
+    func schemeMatrix(scheme: String) async throws {
+        var scenario = try shipped("proxy-connect-digest.yaml")
+        scenario.tls?.plainHTTP = true
+        switch scheme {
+        case "basic": scenario.proxy?.challenges = [.basic(BasicChallenge())]
+        case "digest": scenario.proxy?.challenges = [.digest(DigestChallenge(algorithm: .sha256))]
+        default: scenario.proxy?.challenges = [.ntlm(NTLMChallenge(domain: "EXAMPLE"))]
+        }
+        try await withServer(scenario) { server in
+            let proxy = try proxyURL(server)
+            let user = scheme == "ntlm" ? #"EXAMPLE\carrier:pigeon"# : "carrier:pigeon"
+            let ca = try #require(server.tls).caFile
+            for (target, extra) in [(try #require(server.httpURL), [String]()), (server.url, ["--cacert", ca])] {
+                let ok = try await curl(["-x", proxy, "--proxy-\(scheme)", "--proxy-user", user, "-u", "alice:wonderland"] + extra + [target])
+                #expect(ok.status == 200, "\(scheme) via \(target)")
+                let wrong = try await curl(["-x", proxy, "--proxy-\(scheme)", "--proxy-user", "carrier:nope"] + extra + [target])
+                #expect(wrong.result.status != 0 || wrong.status == 407, "\(scheme) via \(target) with a wrong password")
+                #expect(server.journal.last?.status == 407)
+                #expect(server.journal.last?.hop == "proxy")
+            }
+            let methods = Set(server.journal.filter { $0.hop == "proxy" }.compactMap(\.method))
+            #expect(methods == ["GET", "CONNECT"])
+        }
+    }
+
     /// Proxy and origin both authenticate; the journal shows both hops and no leak either way.
     @Test func proxyAndOrigin() async throws {
         try await withServer(try shipped("proxy-and-origin.yaml")) { server in
