@@ -120,19 +120,26 @@ public final class AuthMockServer: Sendable {
         }
     }
 
-    private func bind(host: String, port: Int, tls: TLSRuntime?) async throws -> any Channel {
-        let connections = self.connections
-        return try await ServerBootstrap(group: group)
+    /// A listener with the socket options every authmock listener uses.
+    private func listen(
+        host: String, port: Int, _ initializer: @escaping @Sendable (any Channel) -> EventLoopFuture<Void>
+    ) async throws -> any Channel {
+        try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-            .childChannelInitializer { [self] channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try self.configureOrigin(channel, id: connections.register(channel), tls: tls)
-                }
-            }
+            .childChannelInitializer(initializer)
             .bind(host: host, port: port)
             .get()
+    }
+
+    private func bind(host: String, port: Int, tls: TLSRuntime?) async throws -> any Channel {
+        let connections = self.connections
+        return try await listen(host: host, port: port) { [self] channel in
+            channel.eventLoop.makeCompletedFuture {
+                try self.configureOrigin(channel, id: connections.register(channel), tls: tls)
+            }
+        }
     }
 
     /// Plays the origin on a channel: a new connection, or a CONNECT tunnel through the proxy.
@@ -162,43 +169,37 @@ public final class AuthMockServer: Sendable {
     /// can take them away and play the origin on the same channel.
     private func bindProxy(host: String, port: Int) async throws -> any Channel {
         let connections = self.connections
-        return try await ServerBootstrap(group: group)
-            .serverChannelOption(.backlog, value: 256)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-            .childChannelInitializer { [self] channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let id = connections.register(channel)
-                    let limits = decoderLimits
-                    // Bytes after a CONNECT belong to the tunnel (or to the next request after a 407):
-                    // the decoder forwards them when it is removed, never drops them.
-                    let makeDecoder = {
-                        ByteToMessageHandler(
-                            HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes, informationalResponseStrategy: .drop, limitConfiguration: limits)
-                        )
-                    }
-                    let encoder = HTTPResponseEncoder()
-                    let decoder = makeDecoder()
-                    let pipelining = HTTPServerPipelineHandler()
-                    let route = ProxyRoute(
-                        origin: { [weak self] port in self?.origin(at: port) },
-                        tunnel: { [weak self] channel, origin in
-                            guard let self else { return }
-                            try self.configureOrigin(channel, id: self.connections.allocateID(), tls: origin.tls)
-                        },
-                        encoder: encoder, decoder: decoder, pipelining: pipelining, makeDecoder: makeDecoder
-                    )
-                    try channel.pipeline.syncOperations.addHandlers([encoder, decoder, pipelining])
-                    try channel.pipeline.syncOperations.addHandler(
-                        ExchangeHandler(
-                            connectionID: id, core: core, maxBodySize: configuration.maxBodySize, tls: false, perform: performActions,
-                            logger: logger, proxy: route
-                        )
+        return try await listen(host: host, port: port) { [self] channel in
+            channel.eventLoop.makeCompletedFuture {
+                let id = connections.register(channel)
+                let limits = decoderLimits
+                // Bytes after a CONNECT belong to the tunnel (or to the next request after a 407):
+                // the decoder forwards them when it is removed, never drops them.
+                let makeDecoder = {
+                    ByteToMessageHandler(
+                        HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes, informationalResponseStrategy: .drop, limitConfiguration: limits)
                     )
                 }
+                let encoder = HTTPResponseEncoder()
+                let decoder = makeDecoder()
+                let pipelining = HTTPServerPipelineHandler()
+                let route = ProxyRoute(
+                    origin: { [weak self] port in self?.origin(at: port) },
+                    tunnel: { [weak self] channel, origin in
+                        guard let self else { return }
+                        try self.configureOrigin(channel, id: self.connections.allocateID(), tls: origin.tls)
+                    },
+                    encoder: encoder, decoder: decoder, pipelining: pipelining, makeDecoder: makeDecoder
+                )
+                try channel.pipeline.syncOperations.addHandlers([encoder, decoder, pipelining])
+                try channel.pipeline.syncOperations.addHandler(
+                    ExchangeHandler(
+                        connectionID: id, core: core, maxBodySize: configuration.maxBodySize, tls: false, perform: performActions,
+                        logger: logger, proxy: route
+                    )
+                )
             }
-            .bind(host: host, port: port)
-            .get()
+        }
     }
 
     /// The origin listener at a port, if it is one of this server's (the proxy's only targets).

@@ -43,15 +43,6 @@ struct ScenarioLoaderTests {
         #expect(scenario.unauthorized.sendChallenge)
     }
 
-    func diagnostics(_ yaml: String) -> [String] {
-        do {
-            _ = try ScenarioLoader.load(yaml: yaml, file: "bad.yaml")
-            return []
-        } catch {
-            return error.diagnostics.map(\.description)
-        }
-    }
-
     /// Typos are reported at the key, with the closest valid key.
     @Test func unknownKeyHasPositionAndSuggestion() {
         let found = diagnostics("""

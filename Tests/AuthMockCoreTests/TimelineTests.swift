@@ -81,13 +81,7 @@ struct TimelineTests {
     }
 
     @Test func loaderRefusesAmbiguousSteps() {
-        func diagnostics(_ yaml: String) -> [String] {
-            do {
-                _ = try ScenarioLoader.load(yaml: yaml, file: "t.yaml")
-                return []
-            } catch { return error.diagnostics.map(\.description) }
-        }
-        let found = diagnostics("""
+        let found = diagnostics(file: "t.yaml", """
             version: 1
             name: x
             users: [{name: alice, password: a}]

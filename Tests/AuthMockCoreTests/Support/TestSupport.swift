@@ -97,3 +97,13 @@ struct DigestClient {
 func basic(_ user: String, _ password: String) -> String {
     "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()
 }
+
+/// The diagnostics a scenario text produces (empty when it loads), as `file:line:column: …` lines.
+func diagnostics(file: String = "bad.yaml", _ yaml: String) -> [String] {
+    do {
+        _ = try ScenarioLoader.load(yaml: yaml, file: file)
+        return []
+    } catch {
+        return error.diagnostics.map(\.description)
+    }
+}
