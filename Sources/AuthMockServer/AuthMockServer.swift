@@ -288,9 +288,6 @@ public final class AuthMockServer: Sendable {
         return true
     }
 
-    /// The number of client connections open right now.
-    public var openConnections: Int { connections.openCount }
-
     /// Clears the journal and nonce state, as `POST /_authmock/reset` does.
     public func reset() {
         core.withEngine { $0.reset() }

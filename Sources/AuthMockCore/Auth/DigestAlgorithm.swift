@@ -26,15 +26,6 @@ public enum DigestAlgorithm: String, Sendable, CaseIterable, Codable {
         }
     }
 
-    /// Relative strength, used to rank challenges and to tell which one a client should have picked.
-    public var strength: Int {
-        switch self {
-        case .md5, .md5Sess: return 1
-        case .sha256, .sha256Sess: return 2
-        case .sha512_256, .sha512_256Sess: return 3
-        }
-    }
-
     /// `H(data)` in lower-case hex.
     public func hash(_ data: some Collection<UInt8>) -> String {
         switch self {
@@ -105,13 +96,6 @@ public struct DigestInputs: Sendable {
             return algorithm.hash("\(ha1):\(nonce):\(nc):\(cnonce):\(qop.rawValue):\(ha2)")
         }
         return algorithm.hash("\(ha1):\(nonce):\(ha2)")
-    }
-
-    /// The `rspauth` of `Authentication-Info` (RFC 7616 §3.5): the response with an empty method in A2.
-    public var responseAuth: String {
-        var copy = self
-        copy.method = ""
-        return copy.response
     }
 }
 

@@ -64,11 +64,6 @@ public struct Scenario: Sendable, Equatable {
         )
     }
 
-    /// The user of that name, if any (names are case-sensitive, as Basic and Digest compare them).
-    public func user(named name: String) -> User? {
-        users.first { $0.name == name }
-    }
-
     /// The resource that serves a path (the request target without its query), first match wins.
     public func resource(forPath path: String) -> Resource? {
         resources.first { $0.matches(path: path) }
