@@ -75,7 +75,8 @@ public struct TLSIdentity: Sendable {
         var issuer = root
         var sentIntermediates: [Certificate] = []
         if request.intermediate || request.kind == .incompleteChain {
-            issuer = try root.makeIntermediate(name: "authmock test intermediate", now: now)
+            // A SHA-1 leaf needs an RSA issuer: swift-certificates signs sha1WithRSAEncryption with RSA keys only.
+            issuer = try root.makeIntermediate(name: "authmock test intermediate", keyType: request.kind == .sha1Signature ? .rsa2048 : .ecdsaP256, now: now)
             if request.kind != .incompleteChain { sentIntermediates.append(issuer.certificate) }
         }
         if request.kind == .untrustedRoot {
@@ -139,8 +140,8 @@ public struct TLSIdentity: Sendable {
     public func rotated(keepKey: Bool, now: Date = Date()) throws -> TLSIdentity {
         guard let leafKey, let leafTemplate else { throw TLSIdentityError("a loaded identity cannot be rotated") }
         let key = keepKey ? leafKey : try Self.freshKey(like: leafKey)
-        var template = leafTemplate
-        template.notBefore = min(template.notBefore, now.addingTimeInterval(-3600))
+        // The same validity window: a rotation must not repair an identity that is broken on purpose.
+        let template = leafTemplate
         let leaf = try signer.map { try $0.sign(template, key: key) } ?? template.selfSigned(key: key)
         let intermediates = try chainPEMs.dropFirst().map { try Certificate(pemEncoded: $0) }
         var rotated = try TLSIdentity(
@@ -194,9 +195,11 @@ public struct TLSIdentity: Sendable {
         return Data(SHA256.hash(data: serializer.serializedBytes)).base64EncodedString()
     }
 
+    /// A new key of the same type and size (a weak key stays weak).
     private static func freshKey(like key: Certificate.PrivateKey) throws -> Certificate.PrivateKey {
         if P256.Signing.PublicKey(key.publicKey) != nil { return Certificate.PrivateKey(P256.Signing.PrivateKey()) }
-        return Certificate.PrivateKey(try _RSA.Signing.PrivateKey(keySize: .bits2048))
+        let bits = _RSA.Signing.PublicKey(key.publicKey)?.keySizeInBits ?? 2048
+        return Certificate.PrivateKey(try _RSA.Signing.PrivateKey(unsafeKeySize: .init(bitCount: bits)))
     }
 }
 
@@ -277,8 +280,12 @@ struct Signer: Sendable {
         return Signer(certificate: certificate, key: key)
     }
 
-    func makeIntermediate(name: String, now: Date) throws -> Signer {
-        let key = Certificate.PrivateKey(P256.Signing.PrivateKey())
+    func makeIntermediate(name: String, keyType: KeyType, now: Date) throws -> Signer {
+        let key: Certificate.PrivateKey
+        switch keyType {
+        case .ecdsaP256: key = Certificate.PrivateKey(P256.Signing.PrivateKey())
+        case .rsa2048: key = Certificate.PrivateKey(try _RSA.Signing.PrivateKey(keySize: .bits2048))
+        }
         let certificate = try Certificate(
             version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: key.publicKey,
             notValidBefore: now.addingTimeInterval(-86400), notValidAfter: now.addingTimeInterval(180 * 86400),

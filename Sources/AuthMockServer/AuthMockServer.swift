@@ -221,8 +221,7 @@ public final class AuthMockServer: Sendable {
         DispatchQueue.global().async {
             for case .rotateCertificate(let keepKey) in actions {
                 do {
-                    try tls.rotate(keepKey: keepKey)
-                    core.setTLSInfo(tls.info)
+                    core.setTLSInfo(try tls.rotate(keepKey: keepKey))
                     logger.info("rotated the certificate", metadata: ["keep-key": "\(keepKey)", "pin": "\(tls.info.pinSHA256)"])
                 } catch {
                     logger.error("certificate rotation failed: \(error)")
@@ -296,8 +295,7 @@ public final class AuthMockServer: Sendable {
     /// Replaces the TLS leaf for new connections, as `POST /_authmock/tls/rotate` does.
     public func rotateCertificate(keepKey: Bool) async throws {
         guard let tls = state.withLockedValue({ $0.tls }) else { return }
-        try tls.rotate(keepKey: keepKey)
-        core.setTLSInfo(tls.info)
+        core.setTLSInfo(try tls.rotate(keepKey: keepKey))
     }
 
     /// Stops accepting, lets in-flight responses finish (up to the grace period), closes every
@@ -332,7 +330,9 @@ final class EngineCore: Sendable {
 
     init(scenario: Scenario, configuration: ServerConfiguration) {
         var random = configuration.seed.map(RandomSource.seeded) ?? .system
-        let engine = Engine(scenario: scenario, configuration: .init(journalCapacity: configuration.journalCapacity), random: &random)
+        var engine = Engine(scenario: scenario, configuration: .init(journalCapacity: configuration.journalCapacity), random: &random)
+        // `after:` timeline steps count from here.
+        engine.start(at: configuration.clock())
         let proxy = scenario.proxyScenario.map {
             Engine(scenario: $0, configuration: .init(journalCapacity: 1, role: .proxy), random: &random)
         }
@@ -376,10 +376,10 @@ final class EngineCore: Sendable {
         let now = clock()
         let file = journalFile.withLockedValue { $0 }
         return locked.withLockedValue { box in
-            guard var proxy = box.proxy else { return Exchange(response: Response(status: 404)) }
-            proxy.continueSequence(at: box.engine.state.nextSeq)
-            let exchange = proxy.handle(request, now: now, random: &box.random)
-            box.proxy = proxy
+            // Mutated in place: a copy of the engine would copy its nonce store on every request.
+            guard box.proxy != nil else { return Exchange(response: Response(status: 404)) }
+            box.proxy!.continueSequence(at: box.engine.state.nextSeq)
+            let exchange = box.proxy!.handle(request, now: now, random: &box.random)
             box.engine.adopt(exchange.journalEntries)
             for entry in exchange.journalEntries { file?.append(entry) }
             return exchange
@@ -387,15 +387,14 @@ final class EngineCore: Sendable {
     }
 
     /// Refuses a proxy request (bad or forbidden target) and journals it as the proxy's.
-    func rejectProxy(_ request: Request, status: Int, verdict: Verdict, detail: String) -> Exchange {
+    func rejectProxy(_ request: Request, status: Int, verdict: Verdict, detail: String, close: Bool = false) -> Exchange {
         let now = clock()
         let file = journalFile.withLockedValue { $0 }
         return locked.withLockedValue { box in
-            guard var proxy = box.proxy else { return Exchange(response: Response(status: 404)) }
-            proxy.continueSequence(at: box.engine.state.nextSeq)
-            var exchange = proxy.reject(partial: request, connection: request.connection, status: status, verdict: verdict, detail: detail, now: now)
-            exchange.response.closeConnection = false
-            box.proxy = proxy
+            guard box.proxy != nil else { return Exchange(response: Response(status: 404)) }
+            box.proxy!.continueSequence(at: box.engine.state.nextSeq)
+            var exchange = box.proxy!.reject(partial: request, connection: request.connection, status: status, verdict: verdict, detail: detail, now: now)
+            exchange.response.closeConnection = close
             if var entry = exchange.entry {
                 entry.hop = "proxy"
                 exchange.entry = entry

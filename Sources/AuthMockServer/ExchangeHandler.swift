@@ -133,7 +133,9 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 return
             }
             let exchange: Exchange
-            if tooLarge {
+            if tooLarge, proxy != nil {
+                exchange = core.rejectProxy(request, status: 413, verdict: .bodyTooLarge, detail: "the request body exceeds \(maxBodySize) bytes", close: true)
+            } else if tooLarge {
                 exchange = core.reject(
                     partial: request, connection: connectionInfo, status: 413, verdict: .bodyTooLarge,
                     detail: "the request body exceeds \(maxBodySize) bytes"
@@ -181,7 +183,15 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
         exchanges += 1
         let exchange: Exchange
-        if parserError == .headerOverflow {
+        if proxy != nil {
+            let oversized = parserError == .headerOverflow
+            exchange = core.rejectProxy(
+                partial ?? Request(method: "", target: "", connection: connectionInfo), status: oversized ? 431 : 400,
+                verdict: oversized ? .headersTooLarge : .malformedRequest,
+                detail: oversized ? "the request's header fields exceed the server's limit" : "the request is not valid HTTP/1.1 (\(parserError))",
+                close: true
+            )
+        } else if parserError == .headerOverflow {
             exchange = core.reject(
                 partial: partial, connection: connectionInfo, status: 431, verdict: .headersTooLarge,
                 detail: "the request's header fields exceed the server's limit"

@@ -61,6 +61,9 @@ final class TLSRuntime: Sendable {
     }
 
     private let current: NIOLockedValueBox<Current>
+    /// Held across a whole rotation (build, write, swap), so two rotations cannot interleave and leave
+    /// the files on disk describing another certificate than the one served.
+    private let rotation = NIOLock()
     private let clientCertificate: ClientCertificateMode
     let directory: URL
     private let ownsDirectory: Bool
@@ -89,11 +92,15 @@ final class TLSRuntime: Sendable {
 
     /// Replaces the leaf for new connections and rewrites the files. Runs off the event loop (RSA keys
     /// take a while to make).
-    func rotate(keepKey: Bool) throws {
-        let identity = try current.withLockedValue { $0.identity }.rotated(keepKey: keepKey)
-        let context = try Self.makeContext(identity, clientCertificate: clientCertificate)
-        let info = try TLSInfo.write(identity, to: directory)
-        current.withLockedValue { $0 = Current(identity: identity, context: context, info: info) }
+    @discardableResult
+    func rotate(keepKey: Bool) throws -> TLSInfo {
+        try rotation.withLock {
+            let identity = try current.withLockedValue { $0.identity }.rotated(keepKey: keepKey)
+            let context = try Self.makeContext(identity, clientCertificate: clientCertificate)
+            let info = try TLSInfo.write(identity, to: directory)
+            current.withLockedValue { $0 = Current(identity: identity, context: context, info: info) }
+            return info
+        }
     }
 
     /// Removes the files when the directory was a temporary one.

@@ -261,3 +261,53 @@ struct NTLMEngineTests {
         #expect(done.verdict == .ntlmOK)
     }
 }
+
+/// Review findings: NTLM connection state must not outlive a reset or a password change.
+struct NTLMStateTests {
+    let alice = NTLMClient(user: "alice", password: "wonderland", domain: "EXAMPLE")
+
+    mutating func authenticated() throws -> Harness {
+        var h = Harness(try loadShipped("ntlm.yaml"))
+        let challenge = h.send(authorization: "NTLM " + Data(alice.negotiate()).base64EncodedString())
+        let (serverChallenge, targetInfo) = NTLMClient.readChallenge(try #require(challenge.token("NTLM")))
+        let done = h.send(authorization: "NTLM " + Data(alice.authenticate(serverChallenge: serverChallenge, targetInfo: targetInfo)).base64EncodedString())
+        #expect(done.verdict == .ntlmOK)
+        #expect(h.send().verdict == .ntlmConnectionAuthenticated)
+        return h
+    }
+
+    @Test mutating func resetForgetsAuthenticatedConnections() throws {
+        var h = try authenticated()
+        h.engine.reset()
+        #expect(h.send().status == 401)
+        #expect(h.engine.state.ntlmConnections == 0)
+    }
+
+    @Test mutating func passwordChangeEndsAuthenticatedConnections() throws {
+        var h = try authenticated()
+        _ = h.engine.change("alice", .setPassword("new"), reason: "test", now: t0)
+        #expect(h.send().status == 401, "a kept-alive connection must authenticate again after the change")
+    }
+
+    /// A CHALLENGE sent for NTLM is not answered as Negotiate (their options may differ).
+    @Test func schemesDoNotMix() throws {
+        var h = Harness(try loadShipped("negotiate.yaml"))
+        let challenge = h.send(authorization: "NTLM " + Data(alice.negotiate()).base64EncodedString())
+        let (serverChallenge, targetInfo) = NTLMClient.readChallenge(try #require(challenge.token("NTLM")))
+        let mixed = h.send(authorization: "Negotiate " + Data(alice.authenticate(serverChallenge: serverChallenge, targetInfo: targetInfo)).base64EncodedString())
+        #expect(mixed.verdict == .ntlmNoChallenge)
+    }
+
+    @Test func loaderCapsNTLMNames() {
+        let found = diagnostics("""
+            version: 1
+            name: x
+            users: [{name: a, password: b}]
+            challenges:
+              - scheme: NTLM
+                domain: \(String(repeating: "D", count: 300))
+            """)
+        #expect(found.count == 1)
+        #expect(found.first?.contains("longer than 256 characters") == true)
+    }
+}

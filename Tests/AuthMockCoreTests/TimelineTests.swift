@@ -50,6 +50,19 @@ struct TimelineTests {
         #expect(h.send(authorization: basic("carol", "other")).verdict == .basicUnknownUser)
     }
 
+    /// `after:` counts from the engine's start, not from the first request; the control endpoint applies
+    /// steps that came due while no request arrived.
+    @Test func timeCountsFromStart() throws {
+        var h = try harness()
+        h.engine.start(at: t0)
+        h.now = t0.addingTimeInterval(61)
+        let users = h.send("GET", "/_authmock/users")
+        #expect(users.events.map(\.verdict) == [.userRemoved])
+        let list = try JSONDecoder().decode([Engine.UserStatus].self, from: Data(users.response.body))
+        #expect(list.first { $0.name == "carol" }?.removed == true)
+        #expect(h.send(authorization: basic("carol", "hatter")).verdict == .credentialStalePassword)
+    }
+
     /// The control endpoint changes a password or locks and unlocks a user on demand; reset restores all.
     @Test func controlEndpoint() throws {
         var h = try harness()

@@ -46,8 +46,9 @@ struct CurlTests {
 
     /// A nonce past its lifetime: the right credentials get stale=true, and curl retries with the new nonce.
     @Test func staleNonceRecovery() async throws {
-        // The clock jumps 60 s (past the 30 s lifetime) between curl's challenge and its answer.
-        let clock = JumpingClock(jumpAfter: 1, by: 60)
+        // The clock jumps 60 s (past the 30 s lifetime) between curl's challenge and its answer: it is read
+        // once when the server starts, then once per request.
+        let clock = JumpingClock(jumpAfter: 2, by: 60)
         let configuration = ServerConfiguration(port: 0, clock: { clock.now() })
         try await withServer(try shipped("digest.yaml"), configuration: configuration) { server in
             let (status, body, _) = try await curl(["--digest", "-u", "alice:wonderland", server.url])

@@ -166,6 +166,7 @@ struct ProxyTests {
             #expect(server.journal.last?.verdict == .credentialStalePassword)
             let new = try await curl(["-x", try proxyURL(server), "--proxy-basic", "--proxy-user", "carrier:homing", server.url])
             #expect(new.status == 200)
+            #expect(server.journal.first { $0.verdict == .userPasswordChanged }?.hop == "proxy", "the change is the proxy's")
         }
     }
 }

@@ -147,6 +147,39 @@ struct TLSTests {
         }
     }
 
+    /// Rotations that run at once leave the files describing the certificate actually served.
+    @Test func concurrentRotations() async throws {
+        try await withServer(try tlsScenario(.caSigned)) { server in
+            await withTaskGroup(of: Void.self) { group in
+                for index in 0..<8 { group.addTask { try? await server.rotateCertificate(keepKey: index % 2 == 0) } }
+            }
+            let info = try tlsInfo(server)
+            let fingerprint = try await run("/usr/bin/openssl", ["x509", "-in", info.leafFile, "-noout", "-fingerprint", "-sha256"]).stdout
+            #expect(fingerprint.replacingOccurrences(of: ":", with: "").lowercased().contains(info.fingerprintSHA256))
+            let pinned = try await settledCurl(server, ["--cacert", info.caFile, "--pinnedpubkey", info.curlPin, "-u", "alice:wonderland", server.url])
+            #expect(pinned.status == 200, "the served certificate is the one the files and pins describe")
+        }
+    }
+
+    /// A rotation keeps a broken identity broken: not yet valid stays not yet valid, a weak key stays weak.
+    @Test(arguments: [(IdentityKind.notYetValid, "not yet valid"), (.weakKey, "key too")])
+    func rotationKeepsBrokenIdentities(kind: IdentityKind, reason: String) async throws {
+        try await withServer(try tlsScenario(kind)) { server in
+            try await server.rotateCertificate(keepKey: false)
+            let answer = try await settledCurl(server, ["--cacert", try tlsInfo(server).caFile, server.url])
+            #expect(answer.result.status == 60)
+            #expect(answer.result.stderr.lowercased().contains(reason))
+        }
+    }
+
+    /// SHA-1 with an intermediate: the intermediate is RSA so it can sign the SHA-1 leaf.
+    @Test func sha1WithIntermediate() async throws {
+        try await withServer(try tlsScenario(.sha1Signature) { $0.intermediate = true }) { server in
+            let answer = try await settledCurl(server, ["--cacert", try tlsInfo(server).caFile, server.url])
+            #expect(answer.result.status == 60)
+        }
+    }
+
     /// Rotation on schedule and over the control endpoint; GET /_authmock/tls shows the current pins.
     @Test func rotationControl() async throws {
         try await withServer(try shipped("tls-pin-rotation.yaml")) { server in

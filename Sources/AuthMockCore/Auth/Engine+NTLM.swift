@@ -77,6 +77,10 @@ extension Engine {
                 "message": "AUTHENTICATE", "domain": auth.domain, "workstation": auth.workstation, "flags": String(format: "%08x", auth.flags),
                 "version": auth.ntResponse.count > 24 ? "NTLMv2" : auth.ntResponse.count == 24 ? "NTLMv1" : "anonymous",
             ]) { $1 }
+            if case .challenged(_, let wasNegotiate) = state.ntlm[request.connection.id], wasNegotiate != negotiate {
+                state.ntlm[request.connection.id] = nil
+                return .challenge(.ntlmNoChallenge, "the CHALLENGE was sent for \(wasNegotiate ? "Negotiate" : "NTLM"), the AUTHENTICATE came as \(scheme)")
+            }
             guard case .challenged(let serverChallenge, _) = state.ntlm[request.connection.id] else {
                 let other = state.recentNTLMChallenges.first { $0.connection != request.connection.id && verifies(auth, serverChallenge: $0.serverChallenge) != nil }
                 if let other {
@@ -98,7 +102,9 @@ extension Engine {
             presented.user = user.user.name
             guard !user.removed, let version = verifies(auth, serverChallenge: serverChallenge, password: user.user.password) else {
                 let stale = matchesRetiredPassword(of: user.user.name) { verifies(auth, serverChallenge: serverChallenge, password: $0) != nil }
-                if stale { return .challenge(.credentialStalePassword, "\(user.user.name)'s old password, which was changed") }
+                if stale {
+                    return .challenge(.credentialStalePassword, user.removed ? "'\(user.user.name)' was removed; these credentials were valid before" : "\(user.user.name)'s old password, which was changed")
+                }
                 return .challenge(.ntlmWrongPassword, "the response does not match \(user.user.name)'s password")
             }
             if let expected = user.user.domain, expected.lowercased() != auth.domain.lowercased() {

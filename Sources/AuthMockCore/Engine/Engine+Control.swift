@@ -4,8 +4,14 @@ extension Engine {
     /// The control endpoints under `/_authmock/`. They are not exchanges under test and are not journaled.
     mutating func control(_ request: Request, now: Date) -> Exchange {
         let endpoint = String(request.path.dropFirst(Self.controlPrefix.count))
-        if endpoint == "users" { return usersControl(request, name: nil, now: now) }
-        if endpoint.hasPrefix("users/") { return usersControl(request, name: String(endpoint.dropFirst("users/".count)), now: now) }
+        if endpoint == "users" || endpoint.hasPrefix("users/") {
+            // Steps that came due while no request arrived apply first, so the answer is current.
+            if state.startedAt == nil { state.startedAt = now }
+            let due = applyStepsBeforeRequest(now: now)
+            var exchange = usersControl(request, name: endpoint == "users" ? nil : String(endpoint.dropFirst("users/".count)), now: now)
+            exchange.events = due + exchange.events
+            return exchange
+        }
         switch endpoint {
         case "tls":
             guard request.method == "GET" else { return Exchange(response: Self.methodNotAllowed(allow: "GET")) }
@@ -21,11 +27,11 @@ extension Engine {
             let keepKey = Self.queryItem("keep-key", in: request.target).map { $0 != "false" } ?? (scenario.tls?.rotateKeepsKey ?? true)
             return Exchange(response: Self.json(["rotating": true, "keep_key": keepKey]), actions: [.rotateCertificate(keepKey: keepKey)])
         default:
-            return Exchange(response: controlResponse(request))
+            return Exchange(response: controlResponse(request, now: now))
         }
     }
 
-    private mutating func controlResponse(_ request: Request) -> Response {
+    private mutating func controlResponse(_ request: Request, now: Date) -> Response {
         let endpoint = String(request.path.dropFirst(Self.controlPrefix.count))
         switch endpoint {
         case "journal":
@@ -33,7 +39,7 @@ extension Engine {
             return Self.json(journalPage(since: since))
         case "reset":
             guard request.method == "POST" else { return Self.methodNotAllowed(allow: "POST") }
-            reset()
+            reset(at: now)
             return Self.json(["reset": true])
         default:
             return Self.plain(status: 404, "404 Not Found: no control endpoint \(request.path) (have: GET /_authmock/journal, POST /_authmock/reset, GET /_authmock/tls, POST /_authmock/tls/rotate, GET /_authmock/users, POST /_authmock/users/NAME)\n")

@@ -73,6 +73,7 @@ extension Engine {
         let what: String
         switch action {
         case .setPassword(let password):
+            forgetNTLMConnections(of: name)
             state.users[index].retired.append(state.users[index].user.password)
             state.users[index].user.password = password
             state.users[index].removed = false
@@ -87,6 +88,7 @@ extension Engine {
             verdict = .userUnlocked
             what = "\(name) is unlocked"
         case .remove:
+            forgetNTLMConnections(of: name)
             state.users[index].removed = true
             verdict = .userRemoved
             what = "\(name) was removed"
@@ -94,11 +96,16 @@ extension Engine {
         let entry = JournalEntry(
             seq: state.nextSeq, time: now, connection: 0, exchange: 0, remote: nil, method: nil, target: nil, version: nil, headers: [],
             bodyBytes: 0, credentials: PresentedCredentials(header: "", scheme: "", user: name), verdict: verdict,
-            detail: "\(what) (\(reason))", status: 0, challenges: nil
+            detail: "\(what) (\(reason))", status: 0, challenges: nil, hop: role == .proxy ? "proxy" : nil
         )
         state.nextSeq += 1
         state.journal.append(entry)
         return entry
+    }
+
+    /// Connections NTLM authenticated as this user must authenticate again after a change.
+    private mutating func forgetNTLMConnections(of name: String) {
+        state.ntlm = state.ntlm.filter { $0.value != .authenticated(user: name) }
     }
 
     static func describe(_ trigger: TimelineStep.Trigger) -> String {

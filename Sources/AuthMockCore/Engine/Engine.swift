@@ -163,14 +163,22 @@ public struct Engine: Sendable {
 
     /// Starts the scenario over: clears the journal and every nonce (clients holding one get
     /// `stale=true` next time), restores the users and restarts the timeline. `seq` keeps counting.
-    public mutating func reset() {
+    public mutating func reset(at now: Date? = nil) {
         state.journal.removeAll()
         state.nonces.removeAll()
         state.users = scenario.users.map { UserRecord(user: $0) }
+        state.ntlm.removeAll()
+        state.recentNTLMChallenges.removeAll()
         state.firedSteps = []
         state.requests = 0
-        state.startedAt = nil
+        state.startedAt = now
         state.requestsSinceRotation = 0
+    }
+
+    /// Sets the moment the scenario started, from which `after:` timeline steps count. Without it the
+    /// first request counts as the start.
+    public mutating func start(at now: Date) {
+        state.startedAt = now
     }
 
     // MARK: - Deciding

@@ -397,8 +397,14 @@ private final class Reader {
             }
             if let node = fields["target-info"] { ntlm.targetInfo = bool(node, "target-info") ?? true }
             if let node = fields["allow-v1"] { ntlm.allowV1 = bool(node, "allow-v1") ?? true }
-            if let node = fields["domain"], let text = string(node, "domain") { ntlm.domain = text }
-            if let node = fields["server"], let text = string(node, "server") { ntlm.server = text }
+            for key in ["domain", "server"] {
+                guard let node = fields[key], let text = string(node, key) else { continue }
+                guard text.count <= 256, !Self.hasControlCharacter(text) else {
+                    report(node, "\(key) is longer than 256 characters or has control characters", hint: "NTLM names are short, e.g. EXAMPLE")
+                    continue
+                }
+                if key == "domain" { ntlm.domain = text } else { ntlm.server = text }
+            }
             return scheme.lowercased() == "ntlm" ? .ntlm(ntlm) : .negotiate(ntlm)
         default:
             report(
