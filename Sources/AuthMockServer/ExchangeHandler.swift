@@ -124,10 +124,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             let body = self.body
             self.body = []
             exchanges += 1
-            let request = Request(
-                method: head.method.rawValue, target: head.uri, version: "HTTP/\(head.version.major).\(head.version.minor)",
-                headers: head.headers.map { HeaderField($0.name, $0.value) }, body: body, connection: connectionInfo
-            )
+            let request = makeRequest(head, body: body)
             if let proxy, !tooLarge {
                 handleProxyRequest(request, head: head, route: proxy, context: context)
                 return
@@ -174,10 +171,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         if case .failed = state { return }
         let partial: Request?
         if case .receiving(let head, _) = state {
-            partial = Request(
-                method: head.method.rawValue, target: head.uri, version: "HTTP/\(head.version.major).\(head.version.minor)",
-                headers: head.headers.map { HeaderField($0.name, $0.value) }, connection: connectionInfo
-            )
+            partial = makeRequest(head, body: [])
         } else {
             partial = nil
         }
@@ -311,6 +305,14 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             context.read()
         }
         context.fireChannelWritabilityChanged()
+    }
+
+    /// The engine's view of a request: no NIO types.
+    private func makeRequest(_ head: HTTPRequestHead, body: [UInt8]) -> Request {
+        Request(
+            method: head.method.rawValue, target: head.uri, version: "HTTP/\(head.version.major).\(head.version.minor)",
+            headers: head.headers.map { HeaderField($0.name, $0.value) }, body: body, connection: connectionInfo
+        )
     }
 
     private var connectionInfo: ConnectionInfo {

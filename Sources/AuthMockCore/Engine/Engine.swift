@@ -228,13 +228,14 @@ public struct Engine: Sendable {
             )
         }
         let scheme = Self.leadingToken(field)
+        // What follows the scheme: Basic's token68, or NTLM's and Negotiate's base64 token.
+        let token = Substring(field.utf8.drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }.dropFirst(scheme.utf8.count))
         var presented = PresentedCredentials(header: role.credentialsHeader, scheme: scheme)
         let outcome: AuthOutcome
         switch scheme.lowercased() {
         case "basic" where basicChallenge != nil:
             // Basic is a token68 (RFC 7617): read it directly, so base64 faults are named as such.
-            let token = field.utf8.drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }.dropFirst(scheme.utf8.count)
-            outcome = verifyBasic(Substring(token), options: basicChallenge!, presented: &presented)
+            outcome = verifyBasic(token, options: basicChallenge!, presented: &presented)
         case "ntlm", "negotiate":
             let isNegotiate = scheme.lowercased() == "negotiate"
             let options = scenario.challenges.lazy.compactMap { challenge -> NTLMChallenge? in
@@ -248,9 +249,8 @@ public struct Engine: Sendable {
                 outcome = .challenge(.schemeNotOffered, "the client used '\(scheme)', which this scenario does not accept")
                 break
             }
-            let token = field.utf8.drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }.dropFirst(scheme.utf8.count)
             outcome = verifyNTLM(
-                token: Substring(token), negotiate: isNegotiate, options: options, request: request, now: now, random: &random,
+                token: token, negotiate: isNegotiate, options: options, request: request, now: now, random: &random,
                 presented: &presented
             )
         case "digest" where offersDigest:
