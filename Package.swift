@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "AuthMockCore", targets: ["AuthMockCore"]),
         .library(name: "AuthMockServer", targets: ["AuthMockServer"]),
         .library(name: "AuthMockCertificates", targets: ["AuthMockCertificates"]),
+        .library(name: "AuthMockCheck", targets: ["AuthMockCheck"]),
     ],
     dependencies: [
         // Versions are the ones this project's machines hold offline (see shared/research/machine.md).
@@ -69,9 +70,16 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // `authmock check`: runs clients against conformance cases and writes the reports.
+        .target(
+            name: "AuthMockCheck",
+            dependencies: ["AuthMockCore", "AuthMockCertificates", "AuthMockServer"],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "authmock",
             dependencies: [
+                "AuthMockCheck",
                 "AuthMockCore",
                 "AuthMockCertificates",
                 "AuthMockServer",
@@ -87,7 +95,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AuthMockServerTests",
-            dependencies: ["AuthMockCore", "AuthMockServer", "AuthMockCertificates", "authmock"],
+            dependencies: ["AuthMockCore", "AuthMockServer", "AuthMockCertificates", "AuthMockCheck", "authmock"],
             resources: [],
             swiftSettings: swiftSettings
         ),

@@ -195,6 +195,12 @@ public struct TLSIdentity: Sendable {
         return Data(SHA256.hash(data: serializer.serializedBytes)).base64EncodedString()
     }
 
+    /// The pin of a key made just now and thrown away: a pin no server presents, for testing that a
+    /// client refuses a certificate it trusts when the pin does not match.
+    public static func unrelatedPin() throws -> String {
+        try pin(of: Certificate.PrivateKey(P256.Signing.PrivateKey()).publicKey)
+    }
+
     /// A new key of the same type and size (a weak key stays weak).
     private static func freshKey(like key: Certificate.PrivateKey) throws -> Certificate.PrivateKey {
         if P256.Signing.PublicKey(key.publicKey) != nil { return Certificate.PrivateKey(P256.Signing.PrivateKey()) }

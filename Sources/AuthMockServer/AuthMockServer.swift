@@ -32,6 +32,8 @@ public final class AuthMockServer: Sendable {
         /// The main listener (HTTPS when the scenario has TLS), then the extra plain-HTTP one, if any.
         var channels: [any Channel] = []
         var plainChannel: (any Channel)?
+        /// `second-port: true`: the same origin on another port.
+        var secondChannel: (any Channel)?
         var proxyChannel: (any Channel)?
         var journalFile: JournalFile?
         var tls: TLSRuntime?
@@ -75,6 +77,13 @@ public final class AuthMockServer: Sendable {
                     $0.plainChannel = plain
                 }
             }
+            if scenario.secondPort {
+                let second = try await bind(host: configuration.host, port: 0, tls: tls)
+                state.withLockedValue {
+                    $0.channels.append(second)
+                    $0.secondChannel = second
+                }
+            }
             if scenario.proxy != nil {
                 let proxy = try await bindProxy(host: configuration.host, port: configuration.proxyPort)
                 state.withLockedValue {
@@ -86,6 +95,7 @@ public final class AuthMockServer: Sendable {
             try? await shutdown()
             throw error
         }
+        core.setLinks(links)
         logger.info("listening", metadata: ["url": "\(url)", "scenario": "\(scenario.name)"])
     }
 
@@ -207,6 +217,7 @@ public final class AuthMockServer: Sendable {
         state.withLockedValue { state -> OriginListener? in
             if let main = state.channels.first, main.localAddress?.port == port { return OriginListener(port: port, tls: state.tls) }
             if let plain = state.plainChannel, plain.localAddress?.port == port { return OriginListener(port: port, tls: nil) }
+            if let second = state.secondChannel, second.localAddress?.port == port { return OriginListener(port: port, tls: state.tls) }
             return nil
         }
     }
@@ -247,6 +258,28 @@ public final class AuthMockServer: Sendable {
     /// The plain-HTTP URL when a TLS scenario also listens on plain HTTP (`plain-http: true`).
     public var httpURL: String? {
         state.withLockedValue { $0.plainChannel?.localAddress?.port }.map { Self.url(host: configuration.host, port: $0, tls: false) }
+    }
+
+    /// The second port's URL when the scenario asks for `second-port: true`.
+    public var secondURL: String? {
+        let (port, isTLS) = state.withLockedValue { ($0.secondChannel?.localAddress?.port, $0.tls != nil) }
+        return port.map { Self.url(host: configuration.host, port: $0, tls: isTLS) }
+    }
+
+    /// The main URL with the other loopback name (`localhost` ↔ `127.0.0.1`): another host, same port.
+    public var otherHostURL: String {
+        let main = url
+        if main.contains("//localhost:") { return main.replacingOccurrences(of: "//localhost:", with: "//127.0.0.1:") }
+        if main.contains("//127.0.0.1:") { return main.replacingOccurrences(of: "//127.0.0.1:", with: "//localhost:") }
+        return main
+    }
+
+    /// What `{url}`, `{other_host_url}`, `{http_url}` and `{second_url}` stand for in resource headers.
+    var links: [String: String] {
+        var links = ["url": url, "other_host_url": otherHostURL]
+        links["http_url"] = httpURL
+        links["second_url"] = secondURL
+        return links
     }
 
     /// The forward proxy's URL (`http://127.0.0.1:PORT`) when the scenario has a `proxy:` section.
@@ -403,6 +436,10 @@ final class EngineCore: Sendable {
             for entry in exchange.journalEntries { file?.append(entry) }
             return exchange
         }
+    }
+
+    func setLinks(_ links: [String: String]) {
+        locked.withLockedValue { $0.engine.setLinks(links) }
     }
 
     func setTLSInfo(_ info: TLSInfo) {

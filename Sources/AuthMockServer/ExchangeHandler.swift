@@ -321,7 +321,12 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     private func write(_ response: Response, for request: HTTPRequestHead, context: ChannelHandlerContext) {
         var headers = HTTPHeaders(response.headers.map { ($0.name, $0.value) })
-        headers.replaceOrAdd(name: "Content-Length", value: String(response.body.count))
+        if response.chunked, request.version != .http1_0 {
+            headers.remove(name: "Content-Length")
+            headers.replaceOrAdd(name: "Transfer-Encoding", value: "chunked")
+        } else {
+            headers.replaceOrAdd(name: "Content-Length", value: String(response.body.count))
+        }
         let keepAlive = request.isKeepAlive && !response.closeConnection
         if !keepAlive {
             headers.replaceOrAdd(name: "Connection", value: "close")
@@ -336,7 +341,11 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         // HEAD, 204 and 304 carry no body (the encoder drops Content-Length for the last two).
         if request.method != .HEAD, response.status != 204, response.status != 304, !response.body.isEmpty {
-            context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: response.body)))), promise: nil)
+            // A chunked body goes out as two chunks, so that clients really reassemble it.
+            let pieces = response.chunked ? [response.body.prefix(response.body.count / 2), response.body.dropFirst(response.body.count / 2)] : [response.body[...]]
+            for piece in pieces where !piece.isEmpty {
+                context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: piece)))), promise: nil)
+            }
         }
         if keepAlive {
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)

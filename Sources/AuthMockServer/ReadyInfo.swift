@@ -16,6 +16,8 @@ public struct ReadyInfo: Codable, Sendable, Equatable {
     public var tls: TLSInfo?
     /// With TLS and `plain-http: true`: the extra plain-HTTP listener.
     public var httpURL: String?
+    /// With `second-port: true`: the same origin on a second port.
+    public var secondURL: String?
     /// With a `proxy:` section: the forward proxy and its users.
     public var proxy: ProxyInfo?
 
@@ -28,6 +30,7 @@ public struct ReadyInfo: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case url, port, scenario, users, journal, tls, proxy
         case httpURL = "http_url"
+        case secondURL = "second_url"
     }
 
     public init(server: AuthMockServer) {
@@ -38,6 +41,7 @@ public struct ReadyInfo: Codable, Sendable, Equatable {
         journal = server.url + "_authmock/journal"
         tls = server.tls
         httpURL = server.httpURL
+        secondURL = server.secondURL
         proxy = server.proxyURL.map { ProxyInfo(url: $0, users: server.scenario.proxy?.users ?? []) }
     }
 

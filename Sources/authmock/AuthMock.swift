@@ -9,7 +9,7 @@ struct AuthMock: AsyncParsableCommand {
         commandName: "authmock",
         abstract: "Play scripted HTTP authentication scenarios (Basic, Digest, over HTTP or HTTPS) and journal every exchange.",
         version: version,
-        subcommands: [Serve.self, Validate.self, Certs.self]
+        subcommands: [Serve.self, Validate.self, Certs.self, Check.self, Matrix.self]
     )
 }
 

@@ -184,6 +184,9 @@ extension Engine {
             let age = Int(now.timeIntervalSince(record.issuedAt))
             return .challenge(.digestStaleNonce, "the nonce is \(age) s old; its lifetime is \(Self.seconds(lifetime))", stale: true)
         }
+        if record.uses == 0, record.serial < scenario.nonce.staleFirst {
+            return .challenge(.digestStaleNonce, "nonce.stale-first: the scenario declares the first \(scenario.nonce.staleFirst) nonce(s) stale", stale: true)
+        }
         if let maxUses = scenario.nonce.maxUses, record.uses >= maxUses {
             return .challenge(.digestStaleNonce, "the nonce was already used \(record.uses) time(s); it allows \(maxUses)", stale: true)
         }

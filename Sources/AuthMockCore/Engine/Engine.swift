@@ -1,4 +1,5 @@
 import Foundation
+internal import Crypto
 
 /// Decides what to answer: scenario + state + request (+ clock + random source) → response + journal entry.
 ///
@@ -44,6 +45,16 @@ public struct Engine: Sendable {
     /// The opaque value of each Digest challenge, by challenge index.
     let opaques: [Int: String]
     public internal(set) var state: EngineState
+    /// URLs the shell bound, for `{url}`, `{other_host_url}`, `{http_url}` and `{second_url}` in resource
+    /// headers (a redirect's `Location`).
+    public private(set) var links: [String: String] = [:]
+
+    /// The names resource headers may use as `{name}`.
+    public static let linkNames = ["url", "other_host_url", "http_url", "second_url"]
+
+    public mutating func setLinks(_ links: [String: String]) {
+        self.links = links.filter { Self.linkNames.contains($0.key) }
+    }
 
     public init(scenario: Scenario, configuration: Configuration = Configuration(), random: inout some RandomNumberGenerator) {
         self.scenario = scenario
@@ -173,6 +184,7 @@ public struct Engine: Sendable {
         state.requests = 0
         state.startedAt = now
         state.requestsSinceRotation = 0
+        state.noncesIssued = 0
     }
 
     /// Sets the moment the scenario started, from which `after:` timeline steps count. Without it the
@@ -317,9 +329,13 @@ public struct Engine: Sendable {
 
     private func grant(_ resource: Resource, user: String?) -> Response {
         var headers = [HeaderField("Content-Type", resource.contentType)]
-        headers += resource.headers
+        headers += links.isEmpty ? resource.headers : resource.headers.map { HeaderField($0.name, Self.fill($0.value, links)) }
         return Response(status: resource.status, headers: headers, body: Self.render(resource.body, user: user ?? ""))
     }
+
+    /// The challenge's status: the role's, unless the scenario plays a broken proxy that answers 401.
+    var challengeStatus: Int { scenario.unauthorized.status ?? role.challengeStatus }
+    var challengeHeader: String { challengeStatus == 401 ? "WWW-Authenticate" : role.challengeHeader }
 
     /// A 401 with a fresh set of challenges (fresh nonces for every Digest challenge).
     private mutating func challenge(
@@ -329,11 +345,13 @@ public struct Engine: Sendable {
         if scenario.unauthorized.sendChallenge {
             let values = renderChallenges(stale: stale, now: now, random: &random)
             switch scenario.challengeStyle {
-            case .separateFields: headers += values.map { HeaderField(role.challengeHeader, $0) }
-            case .singleField: headers.append(HeaderField(role.challengeHeader, values.joined(separator: ", ")))
+            case .separateFields: headers += values.map { HeaderField(challengeHeader, $0) }
+            case .singleField: headers.append(HeaderField(challengeHeader, values.joined(separator: ", ")))
             }
         }
-        let response = Response(status: role.challengeStatus, headers: headers, body: Array(scenario.unauthorized.body.utf8))
+        var response = Response(status: challengeStatus, headers: headers, body: Array(scenario.unauthorized.body.utf8))
+        response.closeConnection = scenario.unauthorized.close
+        response.chunked = scenario.unauthorized.chunked
         return Decision(response: response, verdict: verdict, detail: detail)
     }
 
@@ -346,7 +364,8 @@ public struct Engine: Sendable {
                 return AuthHeaderValue(scheme: "Basic", parameters: parameters).rendered
             case .digest(let digest):
                 let nonce = minter.mint(at: now, challengeIndex: index, random: &random)
-                state.nonces.insert(nonce, NonceStore.Record(challengeIndex: index, issuedAt: now))
+                state.nonces.insert(nonce, NonceStore.Record(challengeIndex: index, issuedAt: now, serial: state.noncesIssued))
+                state.noncesIssued += 1
                 var parameters = [AuthParameter(name: "realm", value: scenario.realm, quoted: true)]
                 if !digest.qop.isEmpty {
                     parameters.append(AuthParameter(name: "qop", value: digest.qop.map(\.rawValue).joined(separator: ", "), quoted: true))
@@ -373,13 +392,14 @@ public struct Engine: Sendable {
     private mutating func record(
         request: Request, now: Date, credentials: PresentedCredentials?, verdict: Verdict, detail: String?, response: Response
     ) -> JournalEntry {
-        let challenges = response.headers.values(role.challengeHeader)
+        let challenges = response.headers.values(challengeHeader)
         let entry = JournalEntry(
             seq: state.nextSeq, time: now, connection: request.connection.id, exchange: request.connection.exchange,
             remote: request.connection.remote, method: request.method, target: request.target, version: request.version,
             headers: request.headers.map(Self.recorded), bodyBytes: request.body.count, credentials: credentials,
             verdict: verdict, detail: detail, status: response.status, challenges: challenges.isEmpty ? nil : challenges,
-            tls: request.connection.tls, hop: role == .proxy ? "proxy" : nil, leaks: Self.leaks(in: request, role: role)
+            tls: request.connection.tls, hop: role == .proxy ? "proxy" : nil, leaks: Self.leaks(in: request, role: role),
+            bodySHA256: request.body.isEmpty ? nil : SHA256.hash(data: request.body).hexString
         )
         state.nextSeq += 1
         state.journal.append(entry)
@@ -444,10 +464,22 @@ public struct Engine: Sendable {
         return bytes
     }
 
+    /// Replaces `{name}` by `values[name]`; unknown names stay as they are.
+    static func fill(_ text: String, _ values: [String: String]) -> String {
+        var result = text
+        for (name, value) in values { result = result.replacingOccurrences(of: "{\(name)}", with: value) }
+        return result
+    }
+
     /// Reason phrases for the statuses authmock sends.
     public static func reason(_ status: Int) -> String {
         switch status {
         case 200: return "OK"
+        case 301: return "Moved Permanently"
+        case 302: return "Found"
+        case 303: return "See Other"
+        case 307: return "Temporary Redirect"
+        case 308: return "Permanent Redirect"
         case 204: return "No Content"
         case 400: return "Bad Request"
         case 401: return "Unauthorized"
@@ -510,6 +542,8 @@ public struct EngineState: Sendable, Equatable {
     public internal(set) var journal: Journal
     public internal(set) var nextSeq = 1
     var requestsSinceRotation = 0
+    /// Nonces issued since start or reset (for `nonce.stale-first`).
+    var noncesIssued = 0
     var tlsDescription: [UInt8]?
     var users: [UserRecord]
     var ntlm: [UInt64: NTLMConnectionState] = [:]

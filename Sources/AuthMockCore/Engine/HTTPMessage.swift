@@ -97,6 +97,8 @@ public struct Response: Sendable, Equatable {
     public var body: [UInt8]
     /// The shell closes the connection after writing this response.
     public var closeConnection: Bool
+    /// Send the body with `Transfer-Encoding: chunked` instead of `Content-Length`.
+    public var chunked = false
 
     public init(status: Int, headers: [HeaderField] = [], body: [UInt8] = [], closeConnection: Bool = false) {
         self.status = status

@@ -52,6 +52,8 @@ struct NonceStore: Sendable, Equatable {
         var issuedAt: Date
         var uses = 0
         var lastNC: UInt32 = 0
+        /// How many nonces were issued before this one (since start or reset).
+        var serial = 0
     }
 
     let capacity: Int

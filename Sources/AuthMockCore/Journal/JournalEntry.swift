@@ -19,6 +19,8 @@ public struct JournalEntry: Sendable, Equatable, Codable {
     public var version: String?
     public var headers: [RecordedHeader]
     public var bodyBytes: Int
+    /// Lower-case hex SHA-256 of the body, when there was one: tells a body re-sent intact from a changed one.
+    public var bodySHA256: String?
     /// The credentials the client presented, as far as they could be read.
     public var credentials: PresentedCredentials?
     public var verdict: Verdict
@@ -52,6 +54,7 @@ public struct JournalEntry: Sendable, Equatable, Codable {
     enum CodingKeys: String, CodingKey {
         case seq, time, connection, exchange, remote, method, target, version, headers
         case bodyBytes = "body_bytes"
+        case bodySHA256 = "body_sha256"
         case credentials, verdict, detail, status, challenges, tls, requests, hop, leaks
     }
 
@@ -71,6 +74,7 @@ public struct JournalEntry: Sendable, Equatable, Codable {
         version = try container.decodeIfPresent(String.self, forKey: .version)
         headers = try container.decode([RecordedHeader].self, forKey: .headers)
         bodyBytes = try container.decode(Int.self, forKey: .bodyBytes)
+        bodySHA256 = try container.decodeIfPresent(String.self, forKey: .bodySHA256)
         credentials = try container.decodeIfPresent(PresentedCredentials.self, forKey: .credentials)
         verdict = try container.decode(Verdict.self, forKey: .verdict)
         detail = try container.decodeIfPresent(String.self, forKey: .detail)
@@ -94,6 +98,7 @@ public struct JournalEntry: Sendable, Equatable, Codable {
         try container.encodeIfPresent(version, forKey: .version)
         try container.encode(headers, forKey: .headers)
         try container.encode(bodyBytes, forKey: .bodyBytes)
+        try container.encodeIfPresent(bodySHA256, forKey: .bodySHA256)
         try container.encodeIfPresent(credentials, forKey: .credentials)
         try container.encode(verdict, forKey: .verdict)
         try container.encodeIfPresent(detail, forKey: .detail)
@@ -109,7 +114,7 @@ public struct JournalEntry: Sendable, Equatable, Codable {
         seq: Int, time: Date, connection: UInt64, exchange: Int, remote: String?, method: String?, target: String?,
         version: String?, headers: [RecordedHeader], bodyBytes: Int, credentials: PresentedCredentials?, verdict: Verdict,
         detail: String?, status: Int, challenges: [String]?, tls: TLSFacts? = nil, requests: Int? = nil, hop: String? = nil,
-        leaks: [String]? = nil
+        leaks: [String]? = nil, bodySHA256: String? = nil
     ) {
         self.seq = seq
         self.time = time
@@ -130,6 +135,7 @@ public struct JournalEntry: Sendable, Equatable, Codable {
         self.requests = requests
         self.hop = hop
         self.leaks = leaks
+        self.bodySHA256 = bodySHA256
     }
 
     /// The entry as one line of JSON (the `--journal` file format), without a trailing newline.

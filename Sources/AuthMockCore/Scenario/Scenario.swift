@@ -24,6 +24,10 @@ public struct Scenario: Sendable, Equatable {
     public var timeline: [TimelineStep]
     /// A forward proxy in front of this scenario's origin, with its own realm, users and challenges.
     public var proxy: ProxySettings?
+    /// Listen on a second port as well (same protocol, same engine); its URL is `{second_url}`.
+    public var secondPort = false
+    /// The `case:` and `expect:` sections that make the scenario a conformance case; `serve` ignores them.
+    public var conformance: CaseDefinition?
 
     public init(
         name: String,
@@ -37,8 +41,11 @@ public struct Scenario: Sendable, Equatable {
         resources: [Resource] = [Resource(path: "/")],
         tls: TLSSettings? = nil,
         timeline: [TimelineStep] = [],
-        proxy: ProxySettings? = nil
+        proxy: ProxySettings? = nil,
+        conformance: CaseDefinition? = nil,
+        secondPort: Bool = false
     ) {
+        self.secondPort = secondPort
         self.name = name
         self.description = description
         self.realm = realm
@@ -51,6 +58,7 @@ public struct Scenario: Sendable, Equatable {
         self.tls = tls
         self.timeline = timeline
         self.proxy = proxy
+        self.conformance = conformance
     }
 
     /// The scenario the proxy plays: its realm, users and challenges, guarding every target.
@@ -59,7 +67,7 @@ public struct Scenario: Sendable, Equatable {
         return Scenario(
             name: name + "-proxy", description: "the forward proxy of \(name)", realm: proxy.realm, users: proxy.users,
             challenges: proxy.challenges, nonce: nonce,
-            unauthorized: UnauthorizedResponse(body: "407 Proxy Authentication Required\n"),
+            unauthorized: proxy.unauthorized,
             resources: [Resource(path: "*", protected: !proxy.challenges.isEmpty, body: "")]
         )
     }
@@ -76,6 +84,8 @@ public struct ProxySettings: Sendable, Equatable {
     public var users: [User]
     /// Offered on a 407, in this order; empty makes an open proxy.
     public var challenges: [Challenge]
+    /// What the 407 looks like (body, chunked, close, or a broken 401).
+    public var unauthorized = UnauthorizedResponse(body: "407 Proxy Authentication Required\n")
 
     public init(realm: String = "authmock proxy", users: [User], challenges: [Challenge]) {
         self.realm = realm
@@ -221,8 +231,12 @@ public struct NoncePolicy: Sendable, Equatable {
     public var strictNC: Bool
     /// How many nonces are remembered; the oldest are evicted (and count as stale) beyond this.
     public var remember: Int
+    /// The first N nonces issued are answered with `stale=true` on their first correct use: a
+    /// deterministic way to see whether a client retries with the new nonce (RFC 7616 §3.3).
+    public var staleFirst: Int
 
-    public init(lifetime: Double? = nil, maxUses: Int? = nil, strictNC: Bool = true, remember: Int = 10_000) {
+    public init(lifetime: Double? = nil, maxUses: Int? = nil, strictNC: Bool = true, remember: Int = 10_000, staleFirst: Int = 0) {
+        self.staleFirst = staleFirst
         self.lifetime = lifetime
         self.maxUses = maxUses
         self.strictNC = strictNC
@@ -236,6 +250,12 @@ public struct UnauthorizedResponse: Sendable, Equatable {
     public var sendChallenge: Bool
     public var body: String
     public var contentType: String
+    /// Send the body chunked (`Transfer-Encoding: chunked`).
+    public var chunked = false
+    /// Close the connection after the challenge: the client must reconnect to answer it.
+    public var close = false
+    /// Overrides the challenge status: a broken proxy that answers 401 with `WWW-Authenticate`.
+    public var status: Int?
 
     public init(sendChallenge: Bool = true, body: String = "401 Unauthorized\n", contentType: String = "text/plain; charset=utf-8") {
         self.sendChallenge = sendChallenge

@@ -19,7 +19,7 @@ internal import Yams
 public enum ScenarioLoader {
     /// Parses and validates scenario text; `file` names it in diagnostics.
     public static func load(yaml text: String, file: String) throws(ScenarioLoadError) -> Scenario {
-        let reader = Reader(file: file)
+        let reader = ScenarioReader(file: file)
         let root: Node?
         do {
             root = try Yams.compose(yaml: text)
@@ -43,31 +43,38 @@ public enum ScenarioLoader {
 
     /// The keys the loader accepts, by section: the single source for the docs and the schema test.
     public static let keys: [String: [String]] = [
-        "scenario": ["version", "name", "description", "realm", "users", "challenges", "challenge-style", "nonce", "unauthorized", "resources", "tls", "timeline", "proxy"],
+        "scenario": ["version", "name", "description", "realm", "users", "challenges", "challenge-style", "nonce", "unauthorized", "resources", "tls", "timeline", "proxy", "second-port", "case", "expect"],
         "user": ["name", "password", "domain"],
         "challenge.basic": ["scheme", "charset"],
         "challenge.digest": ["scheme", "algorithm", "qop", "opaque", "userhash", "charset"],
         "challenge.custom": ["custom"],
         "challenge.ntlm": ["scheme", "server-challenge", "target-info", "allow-v1", "domain", "server"],
-        "nonce": ["lifetime", "max-uses", "strict-nc", "remember"],
-        "unauthorized": ["challenge", "body", "content-type"],
+        "nonce": ["lifetime", "max-uses", "strict-nc", "remember", "stale-first"],
+        "unauthorized": ["challenge", "body", "content-type", "chunked", "close"],
+        "proxy.unauthorized": ["challenge", "body", "content-type", "chunked", "close", "status"],
         "resource": ["path", "protected", "status", "body", "content-type", "headers"],
         "tls": ["identity", "key", "hosts", "intermediate", "client-certificate", "plain-http", "rotate"],
         "tls.rotate": ["after-requests", "keep-key"],
-        "proxy": ["realm", "users", "challenges"],
+        "proxy": ["realm", "users", "challenges", "unauthorized"],
         "timeline step": ["after-successes", "after", "at-request", "user", "password", "lock", "unlock", "remove"],
+        "case": ["title", "reference", "features", "timeout", "request", "give"],
+        "case.request": ["method", "path", "body", "body-bytes", "repeat", "parallel"],
+        "case.give": ["password", "proxy-password", "ca", "pin", "client-certificate"],
+        "expect": ["outcome", "implemented", "checks"],
+        "check": ["that", "grade", "sequence", "never", "at-most", "at-least", "of", "after", "observe"],
+        "pattern": ["kind", "hop", "method", "status", "verdict", "credentials", "algorithm", "qop", "userhash", "authority", "tls", "body", "nonce-reused", "leak"],
     ]
 }
 
 /// A mapping's entries by key, keeping the key nodes for positions.
-private struct Fields {
+struct Fields {
     var node: Node
     var entries: [String: (key: Node, value: Node)] = [:]
 
     subscript(key: String) -> Node? { entries[key]?.value }
 }
 
-private final class Reader {
+final class ScenarioReader {
     let file: String
     var diagnostics: [ScenarioDiagnostic] = []
 
@@ -254,11 +261,13 @@ private final class Reader {
             }
         }
         let nonce = fields["nonce"].map(noncePolicy) ?? NoncePolicy()
-        let unauthorized = fields["unauthorized"].map(unauthorized) ?? UnauthorizedResponse()
+        let unauthorized = fields["unauthorized"].map { self.unauthorized($0) } ?? UnauthorizedResponse()
         let resources = fields["resources"].map(resources) ?? [Resource(path: "/")]
         let tls = fields["tls"].map(tlsSettings)
         let timeline = fields["timeline"].map { timelineSteps($0, users: users) } ?? []
         let proxy = fields["proxy"].flatMap(proxySettings)
+        let secondPort = fields["second-port"].flatMap { bool($0, "second-port") } ?? false
+        let conformance = caseDefinition(case: fields.entries["case"], expect: fields.entries["expect"])
 
         // Rules that span sections (skipped where a section's own errors already explain the gap).
         if resources.contains(where: \.protected), challenges.isEmpty, !challengesHadErrors {
@@ -270,7 +279,8 @@ private final class Reader {
         }
         return Scenario(
             name: name, description: description, realm: realm, users: users, challenges: challenges, challengeStyle: style,
-            nonce: nonce, unauthorized: unauthorized, resources: resources, tls: tls, timeline: timeline, proxy: proxy
+            nonce: nonce, unauthorized: unauthorized, resources: resources, tls: tls, timeline: timeline, proxy: proxy,
+            conformance: conformance, secondPort: secondPort
         )
     }
 
@@ -473,16 +483,27 @@ private final class Reader {
         if let node = fields["lifetime"] { policy.lifetime = duration(node, "nonce.lifetime") }
         if let node = fields["max-uses"] { policy.maxUses = int(node, "nonce.max-uses", in: 1...1_000_000_000) }
         if let node = fields["strict-nc"] { policy.strictNC = bool(node, "nonce.strict-nc") ?? true }
+        if let node = fields["stale-first"] { policy.staleFirst = int(node, "nonce.stale-first", in: 0...1_000_000) ?? 0 }
         if let node = fields["remember"] { policy.remember = int(node, "nonce.remember", in: 1...10_000_000) ?? policy.remember }
         return policy
     }
 
-    func unauthorized(_ node: Node) -> UnauthorizedResponse {
-        var response = UnauthorizedResponse()
-        guard let fields = mapping(node, "unauthorized", allowed: ScenarioLoader.keys["unauthorized"]!) else { return response }
-        if let node = fields["challenge"] { response.sendChallenge = bool(node, "unauthorized.challenge") ?? true }
-        if let node = fields["body"] { response.body = string(node, "unauthorized.body", allowEmpty: true) ?? response.body }
-        if let node = fields["content-type"] { response.contentType = headerValue(node, "unauthorized.content-type") ?? response.contentType }
+    func unauthorized(_ node: Node, proxy: Bool = false) -> UnauthorizedResponse {
+        var response = proxy ? UnauthorizedResponse(body: "407 Proxy Authentication Required\n") : UnauthorizedResponse()
+        let what = proxy ? "proxy.unauthorized" : "unauthorized"
+        guard let fields = mapping(node, what, allowed: ScenarioLoader.keys[what]!) else { return response }
+        if let node = fields["chunked"] { response.chunked = bool(node, "\(what).chunked") ?? false }
+        if let node = fields["close"] { response.close = bool(node, "\(what).close") ?? false }
+        if let node = fields["status"], let status = int(node, "\(what).status", in: 401...407) {
+            if status == 401 || status == 407 {
+                response.status = status
+            } else {
+                report(node, "proxy.unauthorized.status must be 407, or 401 to play a broken proxy", hint: "write 407 or 401")
+            }
+        }
+        if let node = fields["challenge"] { response.sendChallenge = bool(node, "\(what).challenge") ?? true }
+        if let node = fields["body"] { response.body = string(node, "\(what).body", allowEmpty: true) ?? response.body }
+        if let node = fields["content-type"] { response.contentType = headerValue(node, "\(what).content-type") ?? response.contentType }
         return response
     }
 
@@ -530,7 +551,9 @@ private final class Reader {
         if challenges.contains(where: { if case .custom = $0 { false } else { true } }), users.isEmpty {
             report(fields.entries["challenges"]?.key ?? node, "proxy challenges need proxy users", hint: "add `users:` under `proxy:`")
         }
-        return ProxySettings(realm: realm, users: users, challenges: challenges)
+        var settings = ProxySettings(realm: realm, users: users, challenges: challenges)
+        if let node = fields["unauthorized"] { settings.unauthorized = unauthorized(node, proxy: true) }
+        return settings
     }
 
     // MARK: - Timeline

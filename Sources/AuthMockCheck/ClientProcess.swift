@@ -1,0 +1,94 @@
+import AuthMockCore
+import Foundation
+
+/// Runs a client command without a shell, with a deadline, capturing the tail of its output.
+struct ClientProcess {
+    struct Result {
+        var outcome: ClientOutcome
+        var stdout: String
+        var stderr: String
+    }
+
+    enum LaunchError: Error, CustomStringConvertible {
+        case notFound(String)
+        case failed(String, String)
+
+        var description: String {
+            switch self {
+            case .notFound(let program): "'\(program)' was not found on PATH"
+            case .failed(let program, let reason): "'\(program)' could not be started: \(reason)"
+            }
+        }
+    }
+
+    /// Output kept per stream for the report: the end, where clients print their errors.
+    static let tailBytes = 4096
+
+    /// Finds a program as a shell would: a path with a slash as it is, otherwise on PATH.
+    static func resolve(_ program: String, environment: [String: String]) -> String? {
+        if program.contains("/") { return FileManager.default.isExecutableFile(atPath: program) ? program : nil }
+        for directory in (environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":") {
+            let candidate = "\(directory)/\(program)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+
+    static func run(_ arguments: [String], environment: [String: String], directory: URL, timeout: Double) async throws(LaunchError) -> Result {
+        guard let program = arguments.first, let path = resolve(program, environment: environment) else {
+            throw .notFound(arguments.first ?? "")
+        }
+        let stdoutURL = directory.appendingPathComponent("stdout")
+        let stderrURL = directory.appendingPathComponent("stderr")
+        _ = FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = Array(arguments.dropFirst())
+        process.environment = environment
+        process.currentDirectoryURL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        process.standardInput = FileHandle.nullDevice
+        let out = try? FileHandle(forWritingTo: stdoutURL)
+        let err = try? FileHandle(forWritingTo: stderrURL)
+        process.standardOutput = out
+        process.standardError = err
+        defer {
+            try? out?.close()
+            try? err?.close()
+        }
+        let start = ContinuousClock.now
+        do {
+            try process.run()
+        } catch {
+            throw .failed(program, "\(error)")
+        }
+        // Polling keeps this free of callbacks racing the deadline; 10 ms is far below any client's runtime.
+        let deadline = start.advanced(by: .milliseconds(Int(timeout * 1000)))
+        var timedOut = false
+        while process.isRunning {
+            if ContinuousClock.now >= deadline {
+                timedOut = true
+                process.terminate()
+                let grace = ContinuousClock.now.advanced(by: .seconds(1))
+                while process.isRunning, ContinuousClock.now < grace { try? await Task.sleep(for: .milliseconds(10)) }
+                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+                break
+            }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        process.waitUntilExit()
+        let elapsed = ContinuousClock.now - start
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let status: Int32? = timedOut || process.terminationReason == .uncaughtSignal ? nil : process.terminationStatus
+        return Result(
+            outcome: ClientOutcome(exitStatus: status, timedOut: timedOut, seconds: (seconds * 1000).rounded() / 1000),
+            stdout: tail(of: stdoutURL), stderr: tail(of: stderrURL)
+        )
+    }
+
+    static func tail(of url: URL) -> String {
+        guard let data = try? Data(contentsOf: url) else { return "" }
+        let text = String(decoding: data.suffix(tailBytes), as: UTF8.self)
+        return data.count > tailBytes ? "…" + text : text
+    }
+}

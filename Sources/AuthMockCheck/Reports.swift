@@ -1,0 +1,212 @@
+import AuthMockCore
+import Foundation
+
+/// The report formats: a console table for people, JUnit XML and JSON for CI, Markdown for the matrix.
+public enum Reports {
+    // MARK: Console
+
+    /// One progress line: `[ 3/48] digest.stale-nonce  pass  0.12 s`.
+    public static func progressLine(index: Int, total: Int, report: CaseReport, colour: Bool) -> String {
+        let width = String(total).count
+        let number = String(repeating: " ", count: max(0, width - String(index).count)) + String(index)
+        let seconds = report.outcome.map { String(format: "%.2f s", $0.seconds) } ?? ""
+        return "[\(number)/\(total)] \(pad(report.id, 40)) \(paint(pad(report.verdict.rawValue, 14), report.verdict, colour)) \(seconds)"
+    }
+
+    /// The closing table: every case with its verdict, and under each non-pass what happened.
+    public static func table(_ suite: SuiteReport, colour: Bool) -> String {
+        var lines: [String] = []
+        let client = suite.version.map { "\(suite.client) (\($0))" } ?? suite.client
+        lines.append("")
+        lines.append("authmock check — \(client)")
+        lines.append("")
+        let width = max(4, suite.cases.map(\.id.count).max() ?? 4)
+        lines.append("\(pad("case", width))  verdict")
+        lines.append(String(repeating: "─", count: width + 16))
+        for report in suite.cases {
+            lines.append("\(pad(report.id, width))  \(paint(report.verdict.rawValue, report.verdict, colour))")
+            guard report.verdict != .pass else { continue }
+            for finding in report.findings { lines.append("    · " + finding) }
+            for observation in report.observations { lines.append("    · " + observation) }
+        }
+        lines.append("")
+        let counts = CaseVerdict.allCases.compactMap { verdict -> String? in
+            let count = suite.count(verdict)
+            return count == 0 ? nil : "\(count) \(verdict.rawValue)"
+        }
+        lines.append("\(suite.cases.count) case(s): " + counts.joined(separator: ", "))
+        return lines.joined(separator: "\n")
+    }
+
+    static func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+    }
+
+    static func paint(_ text: String, _ verdict: CaseVerdict, _ colour: Bool) -> String {
+        guard colour else { return text }
+        let code: String
+        switch verdict {
+        case .pass: code = "32"
+        case .nonStrict, .informational: code = "33"
+        case .unimplemented, .skip: code = "36"
+        case .fail, .error: code = "31;1"
+        }
+        return "\u{1B}[\(code)m\(text)\u{1B}[0m"
+    }
+
+    // MARK: JSON
+
+    public static func json(_ suite: SuiteReport) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(suite)
+    }
+
+    public static func decode(_ data: Data) throws -> SuiteReport {
+        try JSONDecoder().decode(SuiteReport.self, from: data)
+    }
+
+    // MARK: JUnit
+
+    /// One `<testcase>` per case. `fail` is a `<failure>`, `error` an `<error>`, `skip` and
+    /// `unimplemented` are `<skipped>`; `non-strict` and `informational` pass with their findings in
+    /// `<system-out>`, so that CI shows them without going red.
+    public static func junit(_ suite: SuiteReport) -> String {
+        let failures = suite.count(.fail)
+        let errors = suite.count(.error)
+        let skipped = suite.count(.skip) + suite.count(.unimplemented)
+        let time = suite.cases.compactMap(\.outcome?.seconds).reduce(0, +)
+        let name = "authmock check: " + suite.client
+        var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
+        xml += #"<testsuites name="\#(escape(name))" tests="\#(suite.cases.count)" failures="\#(failures)" errors="\#(errors)" skipped="\#(skipped)" time="\#(String(format: "%.3f", time))">"# + "\n"
+        xml += #"  <testsuite name="\#(escape(name))" tests="\#(suite.cases.count)" failures="\#(failures)" errors="\#(errors)" skipped="\#(skipped)" time="\#(String(format: "%.3f", time))" timestamp="\#(escape(suite.started))">"# + "\n"
+        for report in suite.cases {
+            let seconds = String(format: "%.3f", report.outcome?.seconds ?? 0)
+            xml += #"    <testcase classname="authmock.\#(escape(suite.client))" name="\#(escape(report.id + " — " + report.title))" time="\#(seconds)">"# + "\n"
+            let message = report.findings.first ?? report.verdict.rawValue
+            let details = (report.findings + report.observations).joined(separator: "\n")
+            switch report.verdict {
+            case .fail:
+                xml += #"      <failure type="fail" message="\#(escape(message))">\#(escape(details + outputs(report)))</failure>"# + "\n"
+            case .error:
+                xml += #"      <error type="error" message="\#(escape(message))">\#(escape(details))</error>"# + "\n"
+            case .skip, .unimplemented:
+                xml += #"      <skipped message="\#(escape(report.verdict.rawValue + ": " + message))"/>"# + "\n"
+            case .pass, .nonStrict, .informational:
+                if !details.isEmpty { xml += "      <system-out>\(escape(report.verdict.rawValue + ": " + details))</system-out>\n" }
+            }
+            xml += "    </testcase>\n"
+        }
+        xml += "  </testsuite>\n</testsuites>\n"
+        return xml
+    }
+
+    static func outputs(_ report: CaseReport) -> String {
+        var text = ""
+        if let command = report.command { text += "\n\ncommand: " + command.joined(separator: " ") }
+        if let stderr = report.stderr, !stderr.isEmpty { text += "\nstderr: " + stderr }
+        return text
+    }
+
+    /// XML 1.0 text: the five entities escaped and control characters (other than tab and newline) dropped.
+    static func escape(_ text: String) -> String {
+        var result = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "\"": result += "&quot;"
+            case "'": result += "&apos;"
+            case "\t", "\n": result.unicodeScalars.append(scalar)
+            case _ where scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF: continue
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
+    // MARK: Markdown
+
+    /// One client's results as a Markdown table: case, verdict, and what happened for non-passes.
+    public static func markdown(_ suite: SuiteReport) -> String {
+        var lines = ["### \(suite.client)" + (suite.version.map { " — \($0)" } ?? ""), "", "| case | verdict | what the client did |", "|---|---|---|"]
+        for report in suite.cases {
+            let what = report.verdict == .pass ? "" : (report.findings + report.observations).joined(separator: "<br>")
+            lines.append("| `\(report.id)` | \(symbol(report.verdict)) | \(cell(what)) |")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The matrix of clients × cases from several suite reports, with a legend and notes per client.
+    public static func matrix(_ suites: [SuiteReport], notes: [String: String] = [:], title: String = "Conformance matrix") -> String {
+        var ids: [String] = []
+        var titles: [String: String] = [:]
+        for suite in suites {
+            for report in suite.cases where titles[report.id] == nil {
+                ids.append(report.id)
+                titles[report.id] = report.title
+            }
+        }
+        var lines = ["# \(title)", ""]
+        lines.append("Generated by `ci/conformance` with `authmock check`; do not edit by hand.")
+        lines.append("")
+        lines.append("Verdicts: ✅ pass · ⚠️ non-strict (a SHOULD broken) · ℹ️ informational (client policy) · ➖ unimplemented · ❌ fail · 💥 error (runner) · ⏭ skip (feature not offered by the client).")
+        lines.append("")
+        lines.append("| client | version | " + ["pass", "non-strict", "informational", "unimplemented", "fail", "skip"].joined(separator: " | ") + " |")
+        lines.append("|---|---|---|---|---|---|---|---|")
+        for suite in suites {
+            let counts = [CaseVerdict.pass, .nonStrict, .informational, .unimplemented, .fail, .skip].map { String(suite.count($0)) }
+            lines.append("| \(suite.client) | \(cell(suite.version ?? "?")) | " + counts.joined(separator: " | ") + " |")
+        }
+        lines.append("")
+        lines.append("| case | " + suites.map(\.client).joined(separator: " | ") + " |")
+        lines.append("|---|" + suites.map { _ in "---|" }.joined())
+        for id in ids {
+            let cells = suites.map { suite -> String in
+                guard let report = suite.cases.first(where: { $0.id == id }) else { return " " }
+                return symbol(report.verdict)
+            }
+            lines.append("| `\(id)` \(cell(titles[id] ?? "")) | " + cells.joined(separator: " | ") + " |")
+        }
+        lines.append("")
+        lines.append("## What each client did where it did not pass")
+        for suite in suites {
+            lines.append("")
+            lines.append("### \(suite.client)")
+            if let note = notes[suite.client], !note.isEmpty {
+                lines.append("")
+                lines.append(note.trimmingCharacters(in: .whitespacesAndNewlines))
+            }
+            let notable = suite.cases.filter { $0.verdict != .pass && $0.verdict != .skip }
+            lines.append("")
+            if notable.isEmpty {
+                lines.append("Every case it ran passed.")
+                continue
+            }
+            for report in notable {
+                let what = (report.findings + report.observations).joined(separator: " ")
+                lines.append("- `\(report.id)` \(symbol(report.verdict)) \(report.verdict.rawValue): \(what.replacingOccurrences(of: "\n", with: " "))")
+            }
+            let skipped = suite.cases.filter { $0.verdict == .skip }.map(\.id)
+            if !skipped.isEmpty { lines.append("- skipped (features its profile says it lacks): " + skipped.map { "`\($0)`" }.joined(separator: ", ")) }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func symbol(_ verdict: CaseVerdict) -> String {
+        switch verdict {
+        case .pass: "✅"
+        case .nonStrict: "⚠️"
+        case .informational: "ℹ️"
+        case .unimplemented: "➖"
+        case .fail: "❌"
+        case .error: "💥"
+        case .skip: "⏭"
+        }
+    }
+
+    static func cell(_ text: String) -> String {
+        text.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\n", with: " ")
+    }
+}

@@ -1,0 +1,286 @@
+public import AuthMockCore
+import AuthMockCertificates
+import AuthMockServer
+import Foundation
+
+/// What one case concluded, with the evidence: the report formats are views of this.
+public struct CaseReport: Sendable, Codable, Equatable {
+    public var id: String
+    public var title: String
+    public var reference: String?
+    public var verdict: CaseVerdict
+    /// For each broken expectation: what was expected and what the client did, quoting the journal.
+    public var findings: [String]
+    public var observations: [String]
+    public var outcome: ClientOutcome?
+    /// The command as run (after placeholders were filled).
+    public var command: [String]?
+    public var stdout: String?
+    public var stderr: String?
+    /// The case's journal (up to ``CheckRunner/journalExcerpt`` entries).
+    public var journal: [JournalEntry]
+}
+
+/// A client's run of a suite.
+public struct SuiteReport: Sendable, Codable, Equatable {
+    public var client: String
+    /// The client's own version line, when its profile says how to ask.
+    public var version: String?
+    public var authmock: String
+    public var started: String
+    public var cases: [CaseReport]
+
+    public func count(_ verdict: CaseVerdict) -> Int { cases.filter { $0.verdict == verdict }.count }
+
+    /// 0 when no case failed, 1 when one did, 2 when the runner could not judge a case.
+    public var exitStatus: Int32 {
+        if cases.contains(where: { $0.verdict == .fail }) { return 1 }
+        if cases.contains(where: { $0.verdict == .error }) { return 2 }
+        return 0
+    }
+}
+
+/// Runs a client against conformance cases: for each, an in-process server on free ports, the client
+/// command with the case's inputs, then the judge over the journal.
+public struct CheckRunner: Sendable {
+    public var profile: ClientProfile
+    /// Features the client lacks, on top of its profile's.
+    public var skipFeatures: Set<String>
+    /// Seconds a client may run when the case sets no timeout.
+    public var defaultTimeout: Double
+    /// Called with each case's report as soon as it is judged (progress output).
+    public var progress: @Sendable (_ index: Int, _ total: Int, _ report: CaseReport) -> Void
+    public var authmockVersion: String
+
+    /// Journal entries kept per case in reports.
+    public static let journalExcerpt = 60
+
+    public init(
+        profile: ClientProfile, skipFeatures: Set<String> = [], defaultTimeout: Double = 10, authmockVersion: String = "",
+        progress: @escaping @Sendable (Int, Int, CaseReport) -> Void = { _, _, _ in }
+    ) {
+        self.profile = profile
+        self.skipFeatures = skipFeatures.union(profile.skipFeatures)
+        self.defaultTimeout = defaultTimeout
+        self.authmockVersion = authmockVersion
+        self.progress = progress
+    }
+
+    public func run(_ cases: [ConformanceCase]) async -> SuiteReport {
+        let started = Date.ISO8601FormatStyle().format(Date())
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("authmock-check-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+
+        let version = await clientVersion(in: work)
+        var prepareFailure: String?
+        if let prepare = profile.prepare {
+            prepareFailure = await runPrepare(prepare, in: work)
+        }
+        var reports: [CaseReport] = []
+        for (index, item) in cases.enumerated() {
+            var report: CaseReport
+            if let prepareFailure {
+                report = Self.errorReport(item, "the client profile's prepare step failed: \(prepareFailure)")
+            } else {
+                report = await run(item, in: work.appendingPathComponent(String(format: "%03d", index)))
+            }
+            report.journal = Array(report.journal.prefix(Self.journalExcerpt))
+            progress(index + 1, cases.count, report)
+            reports.append(report)
+        }
+        return SuiteReport(client: profile.name, version: version, authmock: authmockVersion, started: started, cases: reports)
+    }
+
+    /// Runs one case in its own directory (certificates, body file, captured output).
+    public func run(_ item: ConformanceCase, in directory: URL) async -> CaseReport {
+        let definition = item.definition
+        if let missing = definition.features.first(where: skipFeatures.contains) {
+            var report = Self.report(item, verdict: .skip)
+            report.findings = ["the client does not support \(missing) (profile or --skip-feature)"]
+            return report
+        }
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            return Self.errorReport(item, "cannot create \(directory.path): \(error)")
+        }
+        let bodySize = definition.request.body?.count ?? 0
+        let configuration = ServerConfiguration(
+            port: 0, maxBodySize: max(1024 * 1024, bodySize + 1024), shutdownGracePeriod: .seconds(1),
+            certificatesDirectory: directory.appendingPathComponent("certs").path
+        )
+        let server = AuthMockServer(scenario: item.scenario, configuration: configuration)
+        do {
+            try await server.start()
+        } catch {
+            return Self.errorReport(item, "the server did not start: \(error)")
+        }
+        let inputs: Inputs
+        do {
+            inputs = try self.inputs(for: item, server: server, directory: directory)
+        } catch {
+            try? await server.shutdown()
+            return Self.errorReport(item, "cannot prepare the case's inputs: \(error)")
+        }
+        let command = profile.commandLine(
+            values: inputs.values, given: inputs.given, fetches: definition.request.repeatCount * definition.request.parallel
+        )
+        let timeout = definition.timeout ?? defaultTimeout
+        let result: ClientProcess.Result
+        do {
+            result = try await ClientProcess.run(command, environment: inputs.environment, directory: directory, timeout: timeout)
+        } catch {
+            try? await server.shutdown()
+            var report = Self.errorReport(item, "the client could not be run: \(error)")
+            report.command = command
+            return report
+        }
+        // The journal is complete once the client's connections are closed (TLS entries are written then).
+        _ = await server.waitForConnectionsToClose(timeout: .seconds(2))
+        let journal = server.journal
+        try? await server.shutdown()
+
+        let judge = Judge(
+            expectations: definition.expectations, authority: inputs.authority,
+            bodySHA256: definition.request.body.map(Self.sha256Hex), timeout: timeout
+        )
+        let judgement = judge.judge(journal, outcome: result.outcome)
+        var report = Self.report(item, verdict: judgement.verdict)
+        report.findings = judgement.findings
+        report.observations = judgement.observations
+        report.outcome = result.outcome
+        report.command = command
+        report.stdout = result.stdout
+        report.stderr = result.stderr
+        report.journal = journal
+        return report
+    }
+
+    // MARK: - Inputs
+
+    struct Inputs {
+        /// Placeholder values.
+        var values: [String: String]
+        /// Which inputs the case gives (for profiles' `when:`).
+        var given: Set<String>
+        var environment: [String: String]
+        /// `host:port` of the URL.
+        var authority: String
+    }
+
+    /// The environment variable for each placeholder.
+    static let environmentNames: [String: String] = [
+        "url": "AUTHMOCK_URL", "user": "AUTHMOCK_USER", "password": "AUTHMOCK_PASSWORD", "domain": "AUTHMOCK_DOMAIN",
+        "proxy": "AUTHMOCK_PROXY", "proxy_user": "AUTHMOCK_PROXY_USER", "proxy_password": "AUTHMOCK_PROXY_PASSWORD",
+        "ca_file": "AUTHMOCK_CA_FILE", "pin_sha256": "AUTHMOCK_PIN_SHA256", "client_cert": "AUTHMOCK_CLIENT_CERT",
+        "client_key": "AUTHMOCK_CLIENT_KEY", "case": "AUTHMOCK_CASE", "method": "AUTHMOCK_METHOD", "body_file": "AUTHMOCK_BODY_FILE",
+        "repeat": "AUTHMOCK_REPEAT", "parallel": "AUTHMOCK_PARALLEL",
+    ]
+
+    /// Variables that would send the client's loopback requests elsewhere: never inherited.
+    static let proxyVariables: Set<String> = ["http_proxy", "https_proxy", "all_proxy", "no_proxy", "ftp_proxy"]
+
+    func inputs(for item: ConformanceCase, server: AuthMockServer, directory: URL) throws -> Inputs {
+        let definition = item.definition
+        let request = definition.request
+        var values: [String: String] = [:]
+        let base = server.url.hasSuffix("/") ? String(server.url.dropLast()) : server.url
+        values["url"] = base + request.path
+        values["case"] = item.id
+        values["method"] = request.method
+        values["repeat"] = String(request.repeatCount)
+        values["parallel"] = String(request.parallel)
+        var given: Set<String> = []
+        if request.method != "GET" { given.insert("method") }
+        if request.repeatCount > 1 { given.insert("repeat") }
+        if request.parallel > 1 { given.insert("parallel") }
+
+        if let user = item.scenario.users.first {
+            values["user"] = user.name
+            values["password"] = definition.give.password == .right ? user.password : Self.wrong(user.password)
+            values["domain"] = user.domain
+        }
+        if let proxyURL = server.proxyURL {
+            values["proxy"] = proxyURL
+            if let user = item.scenario.proxy?.users.first {
+                values["proxy_user"] = user.name
+                values["proxy_password"] = definition.give.proxyPassword == .right ? user.password : Self.wrong(user.password)
+            }
+        }
+        if let tls = server.tls {
+            if definition.give.ca { values["ca_file"] = tls.caFile }
+            switch definition.give.pin {
+            case .none: break
+            case .right: values["pin_sha256"] = tls.pinSHA256
+            case .wrong: values["pin_sha256"] = try TLSIdentity.unrelatedPin()
+            }
+            if definition.give.clientCertificate, let user = values["user"], let files = tls.clientCerts?[user] {
+                values["client_cert"] = files.certFile
+                values["client_key"] = files.keyFile
+            }
+        }
+        if let body = request.body {
+            let file = directory.appendingPathComponent("body.bin")
+            try Data(body).write(to: file)
+            values["body_file"] = file.path
+        }
+        for name in ["user", "password", "domain", "proxy", "proxy_user", "proxy_password", "ca_file", "pin_sha256", "client_cert", "client_key", "body_file"]
+        where values[name] != nil {
+            given.insert(name)
+        }
+
+        var environment = ProcessInfo.processInfo.environment.filter {
+            !$0.key.hasPrefix("AUTHMOCK_") && !Self.proxyVariables.contains($0.key.lowercased())
+        }
+        for (name, value) in values { environment[Self.environmentNames[name]!] = value }
+
+        let authority = URLComponents(string: values["url"]!).map { "\($0.host ?? ""):\($0.port ?? 0)" } ?? ""
+        return Inputs(values: values, given: given, environment: environment, authority: authority)
+    }
+
+    /// A password the server rejects, as close to the right one as a typo.
+    static func wrong(_ password: String) -> String { password + "-wrong" }
+
+    // MARK: - Helpers
+
+    static func sha256Hex(_ bytes: [UInt8]) -> String {
+        Judge.sha256Hex(bytes)
+    }
+
+    static func report(_ item: ConformanceCase, verdict: CaseVerdict) -> CaseReport {
+        CaseReport(
+            id: item.id, title: item.definition.title, reference: item.definition.reference, verdict: verdict, findings: [], observations: [],
+            outcome: nil, command: nil, stdout: nil, stderr: nil, journal: []
+        )
+    }
+
+    static func errorReport(_ item: ConformanceCase, _ reason: String) -> CaseReport {
+        var report = report(item, verdict: .error)
+        report.findings = [reason]
+        return report
+    }
+
+    func clientVersion(in directory: URL) async -> String? {
+        guard let command = profile.versionCommand else { return nil }
+        let result = try? await ClientProcess.run(command, environment: ProcessInfo.processInfo.environment, directory: directory, timeout: 20)
+        guard let result, result.outcome.exitStatus == 0 else { return nil }
+        let line = (result.stdout.isEmpty ? result.stderr : result.stdout).split(separator: "\n").first.map(String.init)
+        // Only the name and number: `curl 7.88.1 (x86_64-pc-linux-gnu) libcurl/…` → `curl 7.88.1`.
+        return line.map { String($0.prefix { $0 != "(" }.prefix(80)).trimmingCharacters(in: .whitespaces) }
+    }
+
+    func runPrepare(_ command: [String], in directory: URL) async -> String? {
+        let prepareDirectory = directory.appendingPathComponent("prepare")
+        try? FileManager.default.createDirectory(at: prepareDirectory, withIntermediateDirectories: true)
+        do {
+            let result = try await ClientProcess.run(command, environment: ProcessInfo.processInfo.environment, directory: prepareDirectory, timeout: 600)
+            guard result.outcome.exitStatus == 0 else {
+                return "\(command.joined(separator: " ")) exited \(result.outcome.exitStatus.map(String.init) ?? "on a signal"): \(result.stderr.suffix(500))"
+            }
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+}

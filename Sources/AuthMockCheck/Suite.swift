@@ -1,0 +1,95 @@
+public import AuthMockCore
+import Foundation
+
+/// One conformance case: a scenario with `case:` and `expect:` sections, and the file it came from.
+public struct ConformanceCase: Sendable {
+    /// The scenario's name, e.g. `digest.stale-nonce`: what `--case` globs match.
+    public var id: String { scenario.name }
+    public var scenario: Scenario
+    public var definition: CaseDefinition
+    public var file: String
+
+    public init(scenario: Scenario, definition: CaseDefinition, file: String) {
+        self.scenario = scenario
+        self.definition = definition
+        self.file = file
+    }
+}
+
+/// The cases of a suite directory, validated as a whole before anything runs.
+public enum Suite {
+    public struct LoadError: Error, CustomStringConvertible {
+        public var diagnostics: [ScenarioDiagnostic]
+        public var description: String { diagnostics.map(\.description).joined(separator: "\n") }
+    }
+
+    /// Loads every `*.yaml` of `directory` (sorted by name). Files without a `case:` section are not
+    /// cases and are refused, so that a suite never silently shrinks. Two files may not share a name.
+    public static func load(directory: String) throws(LoadError) -> [ConformanceCase] {
+        let url = URL(fileURLWithPath: directory)
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
+            throw LoadError(diagnostics: [
+                ScenarioDiagnostic(file: directory, line: 1, column: 1, message: "cannot read the suite directory", hint: "give --suite a directory of case files, e.g. scenarios/conformance")
+            ])
+        }
+        var cases: [ConformanceCase] = []
+        var diagnostics: [ScenarioDiagnostic] = []
+        var seen: [String: String] = [:]
+        for name in names.sorted() where name.hasSuffix(".yaml") || name.hasSuffix(".yml") {
+            let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
+            guard let text = try? String(contentsOf: url.appendingPathComponent(name), encoding: .utf8) else {
+                diagnostics.append(ScenarioDiagnostic(file: path, line: 1, column: 1, message: "cannot read the file", hint: "check its permissions"))
+                continue
+            }
+            do {
+                let scenario = try ScenarioLoader.load(yaml: text, file: path)
+                guard let definition = scenario.conformance else {
+                    diagnostics.append(ScenarioDiagnostic(
+                        file: path, line: 1, column: 1, message: "the file is a scenario without a `case:` section",
+                        hint: "add `case:` and `expect:`, or keep plain scenarios out of the suite directory"
+                    ))
+                    continue
+                }
+                if let other = seen[scenario.name] {
+                    diagnostics.append(ScenarioDiagnostic(file: path, line: 1, column: 1, message: "case name '\(scenario.name)' is also used by \(other)", hint: "give every case its own name"))
+                    continue
+                }
+                seen[scenario.name] = path
+                cases.append(ConformanceCase(scenario: scenario, definition: definition, file: path))
+            } catch {
+                diagnostics += error.diagnostics
+            }
+        }
+        guard diagnostics.isEmpty else { throw LoadError(diagnostics: diagnostics) }
+        return cases
+    }
+
+    /// The cases whose id matches any of the globs (`*` any run of characters, `?` one); all without globs.
+    public static func select(_ cases: [ConformanceCase], globs: [String]) -> [ConformanceCase] {
+        guard !globs.isEmpty else { return cases }
+        return cases.filter { candidate in globs.contains { glob($0, matches: candidate.id) } }
+    }
+
+    static func glob(_ pattern: String, matches text: String) -> Bool {
+        let p = Array(pattern), t = Array(text)
+        var pi = 0, ti = 0, star = -1, mark = 0
+        while ti < t.count {
+            if pi < p.count, p[pi] == "?" || p[pi] == t[ti] {
+                pi += 1
+                ti += 1
+            } else if pi < p.count, p[pi] == "*" {
+                star = pi
+                mark = ti
+                pi += 1
+            } else if star >= 0 {
+                pi = star + 1
+                mark += 1
+                ti = mark
+            } else {
+                return false
+            }
+        }
+        while pi < p.count, p[pi] == "*" { pi += 1 }
+        return pi == p.count
+    }
+}

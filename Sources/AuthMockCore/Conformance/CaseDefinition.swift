@@ -1,0 +1,260 @@
+/// What a scenario file adds to become a conformance case: the `case:` section (what the client is asked
+/// to do, with which inputs) and the `expect:` section (how its behaviour is judged from the journal).
+///
+/// ```yaml
+/// case:
+///   title: gives up when the password is wrong
+///   features: [digest]
+///   give: {password: wrong}
+/// expect:
+///   outcome: failure
+///   implemented: {credentials: Digest}
+///   checks:
+///     - that: stops after the server rejects its password
+///       at-most: 3
+///       of: {credentials: Digest}
+/// ```
+public struct CaseDefinition: Sendable, Equatable {
+    /// One line that says the behaviour checked, e.g. "retries with the new nonce after stale=true".
+    public var title: String
+    /// Where the rule comes from (`RFC 7616 §3.3`), or why the case exists.
+    public var reference: String?
+    /// Client features the case needs (`digest`, `proxy`, `pinning`…); a client without one skips the case.
+    public var features: [String]
+    /// Seconds the client may take before the runner calls it a hang; nil takes the runner's default.
+    public var timeout: Double?
+    public var request: CaseRequest
+    public var give: CaseInputs
+    public var expectations: Expectations
+
+    public init(
+        title: String, reference: String? = nil, features: [String] = [], timeout: Double? = nil, request: CaseRequest = CaseRequest(),
+        give: CaseInputs = CaseInputs(), expectations: Expectations = Expectations()
+    ) {
+        self.title = title
+        self.reference = reference
+        self.features = features
+        self.timeout = timeout
+        self.request = request
+        self.give = give
+        self.expectations = expectations
+    }
+
+    /// The features the runner knows; the loader refuses others, so that a typo cannot skip a case silently.
+    public static let knownFeatures = [
+        "basic", "digest", "ntlm", "negotiate", "proxy", "connect", "tls", "pinning", "client-certificate", "redirects", "body",
+        "parallel", "repeat",
+    ]
+}
+
+/// What the client is asked to fetch, and how.
+public struct CaseRequest: Sendable, Equatable {
+    public var method: String
+    /// Path and query appended to the server's URL (`/dir/index.html?a=b`).
+    public var path: String
+    /// The request body; nil sends none.
+    public var body: [UInt8]?
+    /// Sequential fetches with one client (`AUTHMOCK_REPEAT`).
+    public var repeatCount: Int
+    /// Concurrent fetches with one client (`AUTHMOCK_PARALLEL`).
+    public var parallel: Int
+
+    public init(method: String = "GET", path: String = "/", body: [UInt8]? = nil, repeatCount: Int = 1, parallel: Int = 1) {
+        self.method = method
+        self.path = path
+        self.body = body
+        self.repeatCount = repeatCount
+        self.parallel = parallel
+    }
+}
+
+/// Which inputs the client gets. Defaults give a client everything it needs to succeed.
+public struct CaseInputs: Sendable, Equatable {
+    public enum Secret: String, Sendable, Equatable, CaseIterable {
+        /// The user's real password.
+        case right
+        /// A password the server rejects.
+        case wrong
+    }
+
+    public enum Pin: String, Sendable, Equatable, CaseIterable {
+        case none
+        /// The SPKI pin of the server's key.
+        case right
+        /// The pin of another key: the certificate is still trusted (the CA is given), only the pin fails.
+        case wrong
+    }
+
+    public var password: Secret
+    public var proxyPassword: Secret
+    /// Give the CA file (on TLS scenarios).
+    public var ca: Bool
+    public var pin: Pin
+    /// Give a client certificate and key (on scenarios that ask for one).
+    public var clientCertificate: Bool
+
+    public init(password: Secret = .right, proxyPassword: Secret = .right, ca: Bool = true, pin: Pin = .none, clientCertificate: Bool = false) {
+        self.password = password
+        self.proxyPassword = proxyPassword
+        self.ca = ca
+        self.pin = pin
+        self.clientCertificate = clientCertificate
+    }
+}
+
+/// How a case is judged.
+public struct Expectations: Sendable, Equatable {
+    public var outcome: ExpectedOutcome
+    /// If no request matches, the client lacks the feature: the case is `unimplemented` (unless a check
+    /// graded `fail` is broken anyway — a leak is a leak).
+    public var implemented: EntryPattern?
+    public var checks: [Check]
+
+    public init(outcome: ExpectedOutcome = .any, implemented: EntryPattern? = nil, checks: [Check] = []) {
+        self.outcome = outcome
+        self.implemented = implemented
+        self.checks = checks
+    }
+}
+
+/// What the client's exit status should say.
+public enum ExpectedOutcome: String, Sendable, Equatable, CaseIterable {
+    /// Exit status 0: the client got its 2xx.
+    case success
+    /// A non-zero exit status: the client reported the failure.
+    case failure
+    case any
+}
+
+/// How much a broken expectation weighs, as Autobahn|Testsuite grades.
+public enum Grade: String, Sendable, Equatable, CaseIterable, Comparable {
+    /// A MUST of the RFCs, a leaked credential, a loop, a request after a failed trust or pin check.
+    case fail
+    /// A SHOULD of the RFCs.
+    case nonStrict = "non-strict"
+    /// Client policy no RFC settles: reported, never judged.
+    case informational
+
+    /// Severity order: fail is the worst.
+    var severity: Int {
+        switch self {
+        case .fail: 3
+        case .nonStrict: 2
+        case .informational: 1
+        }
+    }
+
+    public static func < (lhs: Grade, rhs: Grade) -> Bool { lhs.severity < rhs.severity }
+}
+
+/// One expectation: a sentence for people and a rule over the journal.
+public struct Check: Sendable, Equatable {
+    /// What the client should do, as a sentence ("drops Authorization on a redirect to another host").
+    public var that: String
+    public var grade: Grade
+    public var rule: Rule
+
+    public init(that: String, grade: Grade = .fail, rule: Rule) {
+        self.that = that
+        self.grade = grade
+        self.rule = rule
+    }
+
+    public enum Rule: Sendable, Equatable {
+        /// These patterns match requests in this order (other requests may come between).
+        case sequence([EntryPattern])
+        /// The number of requests matching the pattern is within the bounds (after the first request
+        /// matching `after`, when given).
+        case count(EntryPattern, min: Int?, max: Int?, after: EntryPattern?)
+        /// Reports what the client did; never fails.
+        case observe(Observation)
+    }
+
+    public enum Observation: String, Sendable, Equatable, CaseIterable {
+        /// The auth-schemes of the credentials sent, in order.
+        case schemes
+        /// The Digest algorithms used.
+        case algorithms
+        /// Whether Digest credentials used `userhash=true`.
+        case userhash
+        /// Whether the client reused a Digest nonce (and with which nc values).
+        case nonceReuse = "nonce-reuse"
+        /// Request headers worth seeing on the credentialed requests (`Expect`, `Content-Length`).
+        case requestShape = "request-shape"
+    }
+}
+
+/// A pattern over journal entries. Every field that is set must match; an empty pattern matches every
+/// request.
+public struct EntryPattern: Sendable, Equatable {
+    public enum Kind: String, Sendable, Equatable, CaseIterable {
+        /// HTTP exchanges (the default).
+        case request
+        /// TLS connection records (`tls.ok`, `tls.no-request`, `tls.handshake-failed`).
+        case tls
+        case any
+    }
+
+    public enum CredentialsMatch: Sendable, Equatable {
+        case none
+        case any
+        /// An auth-scheme, compared case-insensitively.
+        case scheme(String)
+    }
+
+    public enum Authority: String, Sendable, Equatable, CaseIterable {
+        /// The `Host` of the case's URL.
+        case same
+        /// Any other host or port: where credentials must not follow.
+        case other
+    }
+
+    public enum Body: String, Sendable, Equatable, CaseIterable {
+        /// Exactly the bytes the case asked the client to send.
+        case intact
+        /// A body other than the case's (truncated, empty, changed).
+        case other
+        case none
+    }
+
+    public var kind: Kind
+    /// `origin` or `proxy`.
+    public var hop: String?
+    public var method: String?
+    public var status: [Int]?
+    /// Verdict names; a trailing `*` matches a prefix (`digest.*`).
+    public var verdict: [String]?
+    public var credentials: CredentialsMatch?
+    public var algorithm: String?
+    public var qop: String?
+    public var userhash: Bool?
+    public var authority: Authority?
+    /// Whether the request arrived over TLS.
+    public var tls: Bool?
+    public var body: Body?
+    /// Digest credentials whose nc is above 1: the client reused a nonce.
+    public var nonceReused: Bool?
+    /// Whether the journal flagged a credential sent to the wrong party.
+    public var leak: Bool?
+
+    public init(
+        kind: Kind = .request, hop: String? = nil, method: String? = nil, status: [Int]? = nil, verdict: [String]? = nil,
+        credentials: CredentialsMatch? = nil, algorithm: String? = nil, qop: String? = nil, userhash: Bool? = nil,
+        authority: Authority? = nil, tls: Bool? = nil, body: Body? = nil, nonceReused: Bool? = nil, leak: Bool? = nil
+    ) {
+        self.kind = kind
+        self.hop = hop
+        self.method = method
+        self.status = status
+        self.verdict = verdict
+        self.credentials = credentials
+        self.algorithm = algorithm
+        self.qop = qop
+        self.userhash = userhash
+        self.authority = authority
+        self.tls = tls
+        self.body = body
+        self.nonceReused = nonceReused
+        self.leak = leak
+    }
+}

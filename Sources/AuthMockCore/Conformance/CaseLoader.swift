@@ -1,0 +1,206 @@
+internal import Yams
+
+/// Reads the `case:` and `expect:` sections of a scenario file, with the scenario loader's diagnostics.
+extension ScenarioReader {
+    func caseDefinition(case caseEntry: (key: Node, value: Node)?, expect expectEntry: (key: Node, value: Node)?) -> CaseDefinition? {
+        switch (caseEntry, expectEntry) {
+        case (nil, nil):
+            return nil
+        case (let entry?, nil):
+            report(entry.key, "a `case:` needs an `expect:` section", hint: "add `expect:` with an outcome and checks")
+            return nil
+        case (nil, let entry?):
+            report(entry.key, "`expect:` belongs to a conformance case", hint: "add a `case:` section with at least a title")
+            return nil
+        case (let caseEntry?, let expectEntry?):
+            guard let fields = mapping(caseEntry.value, "case", allowed: ScenarioLoader.keys["case"]!, required: ["title"]) else { return nil }
+            var definition = CaseDefinition(title: fields["title"].flatMap { string($0, "case.title") } ?? "")
+            definition.reference = fields["reference"].flatMap { string($0, "case.reference") }
+            if let node = fields["features"], let items = sequence(node, "case.features") {
+                for item in items {
+                    guard let feature = string(item, "a feature") else { continue }
+                    if CaseDefinition.knownFeatures.contains(feature) {
+                        definition.features.append(feature)
+                    } else {
+                        report(item, "feature '\(feature)' is not known", hint: Suggestion.hint(for: feature, in: CaseDefinition.knownFeatures, noun: "features"))
+                    }
+                }
+            }
+            if let node = fields["timeout"] { definition.timeout = duration(node, "case.timeout") }
+            if let node = fields["request"] { definition.request = caseRequest(node) }
+            if let node = fields["give"] { definition.give = caseInputs(node) }
+            definition.expectations = expectations(expectEntry.value)
+            return definition
+        }
+    }
+
+    private func caseRequest(_ node: Node) -> CaseRequest {
+        var request = CaseRequest()
+        guard let fields = mapping(node, "case.request", allowed: ScenarioLoader.keys["case.request"]!) else { return request }
+        if let node = fields["method"], let method = string(node, "case.request.method") {
+            if method.utf8.allSatisfy({ AuthHeader.isTokenChar($0) }) {
+                request.method = method.uppercased()
+            } else {
+                report(node, "method '\(method)' is not an HTTP token", hint: "write GET, POST, PUT…")
+            }
+        }
+        if let node = fields["path"], let path = string(node, "case.request.path") {
+            if path.hasPrefix("/"), !path.contains(where: \.isWhitespace) {
+                request.path = path
+            } else {
+                report(node, "path '\(path)' must start with '/' and hold no white space", hint: "e.g. /dir/index.html?a=b")
+            }
+        }
+        switch (fields["body"], fields["body-bytes"]) {
+        case (let text?, nil):
+            request.body = string(text, "case.request.body", allowEmpty: true).map { Array($0.utf8) }
+        case (nil, let count?):
+            if let count = int(count, "case.request.body-bytes", in: 1...64 * 1024 * 1024) { request.body = Self.generatedBody(count) }
+        case (_?, let second?):
+            report(second, "give either body or body-bytes, not both", hint: "body is text; body-bytes generates that many bytes")
+        case (nil, nil):
+            break
+        }
+        if request.body != nil, fields["method"] == nil { request.method = "POST" }
+        if let node = fields["repeat"] { request.repeatCount = int(node, "case.request.repeat", in: 1...100) ?? 1 }
+        if let node = fields["parallel"] { request.parallel = int(node, "case.request.parallel", in: 1...64) ?? 1 }
+        return request
+    }
+
+    /// A body of `count` bytes that shows where it was cut: every line numbers its own offset.
+    static func generatedBody(_ count: Int) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(count + 32)
+        while bytes.count < count {
+            let offset = String(bytes.count)
+            bytes += Array(("authmock body, byte " + String(repeating: "0", count: max(0, 9 - offset.count)) + offset + "\n").utf8)
+        }
+        return Array(bytes.prefix(count))
+    }
+
+    private func caseInputs(_ node: Node) -> CaseInputs {
+        var inputs = CaseInputs()
+        guard let fields = mapping(node, "case.give", allowed: ScenarioLoader.keys["case.give"]!) else { return inputs }
+        if let node = fields["password"] { inputs.password = choice(node, "case.give.password", CaseInputs.Secret.self) ?? .right }
+        if let node = fields["proxy-password"] { inputs.proxyPassword = choice(node, "case.give.proxy-password", CaseInputs.Secret.self) ?? .right }
+        if let node = fields["ca"] { inputs.ca = bool(node, "case.give.ca") ?? true }
+        if let node = fields["pin"] { inputs.pin = choice(node, "case.give.pin", CaseInputs.Pin.self) ?? .none }
+        if let node = fields["client-certificate"] { inputs.clientCertificate = bool(node, "case.give.client-certificate") ?? false }
+        return inputs
+    }
+
+    private func expectations(_ node: Node) -> Expectations {
+        var expectations = Expectations()
+        guard let fields = mapping(node, "expect", allowed: ScenarioLoader.keys["expect"]!) else { return expectations }
+        if let node = fields["outcome"] { expectations.outcome = choice(node, "expect.outcome", ExpectedOutcome.self) ?? .any }
+        if let node = fields["implemented"] { expectations.implemented = pattern(node, "expect.implemented") }
+        if let node = fields["checks"], let items = sequence(node, "expect.checks") {
+            expectations.checks = items.compactMap(check)
+        }
+        if expectations.outcome == .any, expectations.checks.isEmpty {
+            report(fields.node, "the case expects nothing", hint: "give `outcome: success|failure` or at least one check")
+        }
+        return expectations
+    }
+
+    private func check(_ node: Node) -> Check? {
+        guard let fields = mapping(node, "a check", allowed: ScenarioLoader.keys["check"]!, required: ["that"]) else { return nil }
+        let that = fields["that"].flatMap { string($0, "check.that") } ?? ""
+        let grade = fields["grade"].flatMap { choice($0, "check.grade", Grade.self) } ?? .fail
+        let rules = ["sequence", "never", "at-most", "at-least", "observe"].filter { fields[$0] != nil }
+        let hint = "give one of sequence, never, at-most/at-least (with of), observe"
+        if rules.isEmpty {
+            report(node, "the check '\(that)' has no rule", hint: hint)
+            return nil
+        }
+        let after = fields["after"].flatMap { pattern($0, "check.after") }
+        if let sequenceNode = fields["sequence"] {
+            guard rules == ["sequence"] else {
+                report(sequenceNode, "a check takes one rule, found \(rules.joined(separator: ", "))", hint: "split it into several checks")
+                return nil
+            }
+            if let node = fields["after"] ?? fields["of"] { report(node, "`after` and `of` go with never, at-most and at-least", hint: "remove it") }
+            guard let items = sequence(sequenceNode, "check.sequence") else { return nil }
+            if items.isEmpty { report(sequenceNode, "the sequence is empty", hint: "list at least one request pattern") }
+            let patterns = items.enumerated().compactMap { pattern($0.element, "sequence item \($0.offset + 1)") }
+            return patterns.count == items.count ? Check(that: that, grade: grade, rule: .sequence(patterns)) : nil
+        }
+        if let observeNode = fields["observe"] {
+            guard rules == ["observe"] else {
+                report(observeNode, "a check takes one rule, found \(rules.joined(separator: ", "))", hint: "split it into several checks")
+                return nil
+            }
+            guard let observation = choice(observeNode, "check.observe", Check.Observation.self) else { return nil }
+            return Check(that: that, grade: .informational, rule: .observe(observation))
+        }
+        if let neverNode = fields["never"] {
+            guard rules == ["never"] else {
+                report(neverNode, "never cannot be combined with \(rules.filter { $0 != "never" }.joined(separator: ", "))", hint: "split it into several checks")
+                return nil
+            }
+            if let node = fields["of"] { report(node, "`of` goes with at-most and at-least; never names its pattern itself", hint: "remove `of`") }
+            guard let pattern = pattern(neverNode, "check.never") else { return nil }
+            return Check(that: that, grade: grade, rule: .count(pattern, min: nil, max: 0, after: after))
+        }
+        let max = fields["at-most"].flatMap { int($0, "check.at-most", in: 0...1_000_000) }
+        let min = fields["at-least"].flatMap { int($0, "check.at-least", in: 0...1_000_000) }
+        guard let ofNode = fields["of"] else {
+            report(node, "at-most and at-least count the requests matching `of`", hint: "add `of: {credentials: any}` or another pattern")
+            return nil
+        }
+        if let min, let max, min > max {
+            report(fields["at-least"]!, "at-least \(min) exceeds at-most \(max)", hint: "no client could pass; swap them")
+        }
+        guard let pattern = pattern(ofNode, "check.of"), min != nil || max != nil else { return nil }
+        return Check(that: that, grade: grade, rule: .count(pattern, min: min, max: max, after: after))
+    }
+
+    func pattern(_ node: Node, _ what: String) -> EntryPattern? {
+        guard let fields = mapping(node, what, allowed: ScenarioLoader.keys["pattern"]!) else { return nil }
+        let before = diagnostics.count
+        var pattern = EntryPattern()
+        if let node = fields["kind"] { pattern.kind = choice(node, "\(what).kind", EntryPattern.Kind.self) ?? .request }
+        if let node = fields["hop"], let hop = string(node, "\(what).hop") {
+            if ["origin", "proxy"].contains(hop) { pattern.hop = hop } else { report(node, "hop '\(hop)' is not known", hint: "write origin or proxy") }
+        }
+        if let node = fields["method"] { pattern.method = string(node, "\(what).method")?.uppercased() }
+        if let node = fields["status"] {
+            if case .sequence(let items) = node {
+                pattern.status = items.compactMap { int($0, "\(what).status", in: 100...599) }
+            } else if let status = int(node, "\(what).status", in: 100...599) {
+                pattern.status = [status]
+            }
+        }
+        if let node = fields["verdict"] {
+            if case .sequence(let items) = node {
+                pattern.verdict = items.compactMap { string($0, "\(what).verdict") }
+            } else if let verdict = string(node, "\(what).verdict") {
+                pattern.verdict = [verdict]
+            }
+        }
+        if let node = fields["credentials"], let text = string(node, "\(what).credentials") {
+            switch text.lowercased() {
+            case "none": pattern.credentials = EntryPattern.CredentialsMatch.none
+            case "any": pattern.credentials = .any
+            case "basic", "digest", "ntlm", "negotiate", "bearer": pattern.credentials = .scheme(text)
+            default:
+                report(node, "credentials '\(text)' is not known", hint: "write none, any, or a scheme: Basic, Digest, NTLM, Negotiate")
+            }
+        }
+        if let node = fields["algorithm"], let text = string(node, "\(what).algorithm") {
+            if DigestAlgorithm(token: text) != nil {
+                pattern.algorithm = text
+            } else {
+                report(node, "algorithm '\(text)' is not a Digest algorithm", hint: Suggestion.hint(for: text, in: DigestAlgorithm.allCases.map(\.token)))
+            }
+        }
+        if let node = fields["qop"] { pattern.qop = choice(node, "\(what).qop", DigestQOP.self)?.rawValue }
+        if let node = fields["userhash"] { pattern.userhash = bool(node, "\(what).userhash") }
+        if let node = fields["authority"] { pattern.authority = choice(node, "\(what).authority", EntryPattern.Authority.self) }
+        if let node = fields["tls"] { pattern.tls = bool(node, "\(what).tls") }
+        if let node = fields["body"] { pattern.body = choice(node, "\(what).body", EntryPattern.Body.self) }
+        if let node = fields["nonce-reused"] { pattern.nonceReused = bool(node, "\(what).nonce-reused") }
+        if let node = fields["leak"] { pattern.leak = bool(node, "\(what).leak") }
+        return diagnostics.count == before ? pattern : nil
+    }
+}

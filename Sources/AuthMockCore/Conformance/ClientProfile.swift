@@ -1,0 +1,194 @@
+internal import Yams
+
+/// How to run one HTTP client against a case: its command line, the arguments that depend on which
+/// inputs a case gives, and the features it lacks.
+///
+/// ```yaml
+/// name: curl
+/// version: [curl, --version]
+/// command: [curl, -sS, --fail, -L]
+/// args:
+///   - when: [ca_file]
+///     add: [--cacert, "{ca_file}"]
+/// per-fetch: ["{url}"]
+/// ```
+public struct ClientProfile: Sendable, Equatable {
+    public var name: String
+    public var description: String
+    /// A command that prints the client's version on its first line (for reports).
+    public var versionCommand: [String]?
+    /// Run once before the suite (e.g. compile an adapter); a failure makes every case `error`.
+    public var prepare: [String]?
+    /// Features the client lacks: cases that need them are `skip`.
+    public var skipFeatures: [String]
+    /// Why the client behaves as it does, for the matrix notes.
+    public var notes: String?
+    public var command: [String]
+    public var arguments: [ConditionalArguments]
+    /// Appended once per fetch (`repeat × parallel` times), after everything else: URLs for curl and wget.
+    public var perFetch: [String]
+
+    public init(
+        name: String, description: String = "", versionCommand: [String]? = nil, prepare: [String]? = nil, skipFeatures: [String] = [],
+        notes: String? = nil, command: [String], arguments: [ConditionalArguments] = [], perFetch: [String] = []
+    ) {
+        self.name = name
+        self.description = description
+        self.versionCommand = versionCommand
+        self.prepare = prepare
+        self.skipFeatures = skipFeatures
+        self.notes = notes
+        self.command = command
+        self.arguments = arguments
+        self.perFetch = perFetch
+    }
+
+    /// Arguments added when every input in `when` is given and none in `unless` is.
+    public struct ConditionalArguments: Sendable, Equatable {
+        public var when: [String]
+        public var unless: [String]
+        public var add: [String]
+
+        public init(when: [String], unless: [String] = [], add: [String]) {
+            self.when = when
+            self.unless = unless
+            self.add = add
+        }
+    }
+
+    /// Every placeholder the runner fills, in the order the README documents them. Besides these,
+    /// `when:` may name `repeat` and `parallel` (more than one fetch), and `method` (not GET).
+    public static let placeholders = [
+        "url", "user", "password", "domain", "proxy", "proxy_user", "proxy_password", "ca_file", "pin_sha256", "client_cert", "client_key",
+        "case", "method", "body_file", "repeat", "parallel",
+    ]
+
+    /// The command line for one case: conditional arguments whose inputs are `given`, placeholders
+    /// replaced by `values` (a placeholder with no value becomes the empty string).
+    public func commandLine(values: [String: String], given: Set<String>, fetches: Int) -> [String] {
+        var line = command
+        for conditional in arguments where conditional.when.allSatisfy(given.contains) && !conditional.unless.contains(where: given.contains) {
+            line += conditional.add
+        }
+        for _ in 0..<max(1, fetches) { line += perFetch }
+        return line.map { Self.substitute($0, values) }
+    }
+
+    /// Replaces `{name}` for every known placeholder; other braces stay as they are.
+    public static func substitute(_ text: String, _ inputs: [String: String]) -> String {
+        guard text.contains("{") else { return text }
+        var result = ""
+        var rest = Substring(text)
+        while let open = rest.firstIndex(of: "{") {
+            result += rest[..<open]
+            let after = rest[rest.index(after: open)...]
+            if let close = after.firstIndex(of: "}"), placeholders.contains(String(after[..<close])) {
+                result += inputs[String(after[..<close])] ?? ""
+                rest = after[after.index(after: close)...]
+            } else {
+                result += "{"
+                rest = after
+            }
+        }
+        return result + rest
+    }
+
+    /// A profile for a bare command (`authmock check -- curl …`).
+    public static func command(_ arguments: [String]) -> ClientProfile {
+        ClientProfile(name: arguments.first.map { String($0.split(separator: "/").last ?? Substring($0)) } ?? "client", command: arguments)
+    }
+}
+
+/// Reads client profiles (`clients/NAME.yaml`) strictly, with the scenario loader's diagnostics.
+public enum ClientProfileLoader {
+    public static let keys = ["name", "description", "version", "prepare", "skip-features", "notes", "command", "args", "per-fetch"]
+    public static let argumentKeys = ["when", "unless", "add"]
+    /// What `when:` and `unless:` may name.
+    public static let conditions = ClientProfile.placeholders.filter { $0 != "url" && $0 != "case" }
+
+    public static func load(yaml text: String, file: String) throws(ScenarioLoadError) -> ClientProfile {
+        let reader = ScenarioReader(file: file)
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: text)
+        } catch {
+            throw ScenarioLoadError(diagnostics: [reader.diagnostic(forYAMLError: error, text: text)])
+        }
+        guard let root, let profile = reader.clientProfile(root), reader.diagnostics.isEmpty else {
+            throw ScenarioLoadError(
+                diagnostics: reader.diagnostics.isEmpty
+                    ? [ScenarioDiagnostic(file: file, line: 1, column: 1, message: "the file holds no client profile", hint: "start with `name:` and `command:`")]
+                    : reader.diagnostics
+            )
+        }
+        return profile
+    }
+}
+
+extension ScenarioReader {
+    func clientProfile(_ root: Node) -> ClientProfile? {
+        guard let fields = mapping(root, "the client profile", allowed: ClientProfileLoader.keys, required: ["name", "command"]) else { return nil }
+        let name = fields["name"].flatMap { string($0, "name") } ?? ""
+        let command = fields["command"].flatMap { words($0, "command") } ?? []
+        if let node = fields["command"], command.isEmpty { report(node, "command is empty", hint: "give the program and its fixed arguments, e.g. [curl, -sS]") }
+        var profile = ClientProfile(name: name, command: command)
+        profile.description = fields["description"].flatMap { string($0, "description", allowEmpty: true) } ?? ""
+        profile.versionCommand = fields["version"].flatMap { words($0, "version") }
+        profile.prepare = fields["prepare"].flatMap { words($0, "prepare") }
+        profile.notes = fields["notes"].flatMap { string($0, "notes", allowEmpty: true) }
+        if let node = fields["skip-features"], let items = sequence(node, "skip-features") {
+            for item in items {
+                guard let feature = string(item, "a feature") else { continue }
+                if CaseDefinition.knownFeatures.contains(feature) {
+                    profile.skipFeatures.append(feature)
+                } else {
+                    report(item, "feature '\(feature)' is not known", hint: Suggestion.hint(for: feature, in: CaseDefinition.knownFeatures, noun: "features"))
+                }
+            }
+        }
+        if let node = fields["args"], let items = sequence(node, "args") {
+            for item in items {
+                guard let argument = mapping(item, "an args item", allowed: ClientProfileLoader.argumentKeys, required: ["when", "add"]) else { continue }
+                let when = argument["when"].flatMap { conditions($0, "when") } ?? []
+                let unless = argument["unless"].flatMap { conditions($0, "unless") } ?? []
+                let add = argument["add"].flatMap { words($0, "add") } ?? []
+                profile.arguments.append(.init(when: when, unless: unless, add: add))
+            }
+        }
+        profile.perFetch = fields["per-fetch"].flatMap { words($0, "per-fetch") } ?? []
+        return profile
+    }
+
+    private func words(_ node: Node, _ what: String) -> [String]? {
+        guard let items = sequence(node, what) else { return nil }
+        let words = items.compactMap { string($0, "an argument of \(what)", allowEmpty: true) }
+        for (item, word) in zip(items, words) {
+            var rest = Substring(word)
+            while let open = rest.firstIndex(of: "{") {
+                let after = rest[rest.index(after: open)...]
+                guard let close = after.firstIndex(of: "}") else { break }
+                let name = String(after[..<close])
+                // Other braces pass through untouched (curl's -w '%{http_code}'); only near-misses are typos.
+                if !ClientProfile.placeholders.contains(name), let known = Suggestion.closest(to: name, in: ClientProfile.placeholders) {
+                    report(item, "placeholder {\(name)} is not known", hint: "did you mean {\(known)}?")
+                }
+                rest = after[after.index(after: close)...]
+            }
+        }
+        return words.count == items.count ? words : nil
+    }
+
+    private func conditions(_ node: Node, _ what: String) -> [String]? {
+        guard let items = sequence(node, what) else { return nil }
+        var result: [String] = []
+        for item in items {
+            guard let name = string(item, "a condition") else { continue }
+            if ClientProfileLoader.conditions.contains(name) {
+                result.append(name)
+            } else {
+                report(item, "\(what) names '\(name)', which is not an input", hint: Suggestion.hint(for: name, in: ClientProfileLoader.conditions, noun: "inputs"))
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,366 @@
+/// How one client run ended, as the runner saw it.
+public struct ClientOutcome: Sendable, Equatable, Codable {
+    /// The exit status; nil when the client was killed or never started.
+    public var exitStatus: Int32?
+    /// The client did not finish within the case's timeout and was killed.
+    public var timedOut: Bool
+    /// Seconds from start to exit (or to the kill).
+    public var seconds: Double
+
+    public init(exitStatus: Int32?, timedOut: Bool = false, seconds: Double = 0) {
+        self.exitStatus = exitStatus
+        self.timedOut = timedOut
+        self.seconds = seconds
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case exitStatus = "exit_status"
+        case timedOut = "timed_out"
+        case seconds
+    }
+}
+
+/// A case's grade, from best to worst as Autobahn|Testsuite orders them, plus the runner's own.
+public enum CaseVerdict: String, Sendable, Equatable, Codable, CaseIterable {
+    case pass
+    /// A SHOULD broken.
+    case nonStrict = "non-strict"
+    /// What the client chose where no RFC decides.
+    case informational
+    /// The client lacks the feature the case exercises.
+    case unimplemented
+    /// A MUST broken, a credential leaked, a loop, a request after a failed trust or pin check.
+    case fail
+    /// The runner or the scenario broke; never blamed on the client.
+    case error
+    /// The client said it lacks a feature the case needs (`--skip-feature`, its profile).
+    case skip
+}
+
+/// What the judge concluded about one case.
+public struct Judgement: Sendable, Equatable, Codable {
+    public var verdict: CaseVerdict
+    /// For each broken expectation: what was expected, what the client did, quoting the journal.
+    public var findings: [String]
+    /// What informational checks saw.
+    public var observations: [String]
+    /// The journal entries the findings quote, by seq.
+    public var quoted: [Int]
+
+    public init(verdict: CaseVerdict, findings: [String] = [], observations: [String] = [], quoted: [Int] = []) {
+        self.verdict = verdict
+        self.findings = findings
+        self.observations = observations
+        self.quoted = quoted
+    }
+}
+
+/// Judges a client from the journal of its run and its exit status. Pure: the same journal always gives
+/// the same judgement.
+public struct Judge: Sendable {
+    public var expectations: Expectations
+    /// `host:port` of the URL the client was given; requests elsewhere have `authority: other`.
+    public var authority: String
+    /// Lower-case hex SHA-256 of the body the client was asked to send.
+    public var bodySHA256: String?
+    /// The timeout the client had, for the explanation of a hang.
+    public var timeout: Double
+
+    public init(expectations: Expectations, authority: String, bodySHA256: String? = nil, timeout: Double = 10) {
+        self.expectations = expectations
+        self.authority = authority.lowercased()
+        self.bodySHA256 = bodySHA256
+        self.timeout = timeout
+    }
+
+    public func judge(_ journal: [JournalEntry], outcome: ClientOutcome) -> Judgement {
+        let entries = journal.sorted { $0.seq < $1.seq }
+        var failures: [(Grade, String)] = []
+        var quoted: Set<Int> = []
+        var observations: [String] = []
+
+        let implemented = expectations.implemented.map { pattern in entries.contains { matches(pattern, $0) } } ?? true
+
+        if outcome.timedOut {
+            let requests = entries.filter { $0.exchange > 0 }
+            failures.append((
+                .fail,
+                "expected the client to finish; it was still running after \(Self.seconds(timeout)) and was killed — a hang or an endless retry (\(requests.count) request(s) reached the server)"
+                    + quote(requests.suffix(3), into: &quoted)
+            ))
+        } else if implemented {
+            let ok = outcome.exitStatus == 0
+            switch expectations.outcome {
+            case .success where !ok:
+                failures.append((.fail, "expected the client to succeed (exit 0); it exited \(Self.status(outcome))" + lastAnswer(entries, &quoted)))
+            case .failure where ok:
+                failures.append((.fail, "expected the client to report failure (non-zero exit); it exited 0" + lastAnswer(entries, &quoted)))
+            default:
+                break
+            }
+        }
+
+        for check in expectations.checks {
+            switch check.rule {
+            case .observe(let observation):
+                observations.append("\(check.that): \(observe(observation, entries))")
+            case .sequence(let patterns):
+                // Without the feature there is nothing to sequence; the verdict says unimplemented.
+                guard implemented else { continue }
+                if let finding = sequenceFinding(patterns, entries, &quoted) {
+                    failures.append((check.grade, "expected: \(check.that) — \(finding)"))
+                }
+            case .count(let pattern, let min, let max, let after):
+                if !implemented, max == nil { continue }
+                if let finding = countFinding(pattern, min: min, max: max, after: after, entries, &quoted) {
+                    failures.append((check.grade, "expected: \(check.that) — \(finding)"))
+                }
+            }
+        }
+
+        let worst = failures.map(\.0).max()
+        let verdict: CaseVerdict
+        switch worst {
+        case .fail?: verdict = .fail
+        case _ where !implemented: verdict = .unimplemented
+        case .nonStrict?: verdict = .nonStrict
+        case .informational?: verdict = .informational
+        case nil: verdict = observations.isEmpty ? .pass : .informational
+        }
+        var findings = failures.sorted { $0.0 > $1.0 }.map(\.1)
+        if verdict == .unimplemented, let pattern = expectations.implemented {
+            findings.insert("the client never sent \(describe(pattern)): it lacks the feature, or was not given the inputs" + lastAnswer(entries, &quoted), at: 0)
+        }
+        return Judgement(verdict: verdict, findings: findings, observations: observations, quoted: quoted.sorted())
+    }
+
+    // MARK: - Rules
+
+    private func sequenceFinding(_ patterns: [EntryPattern], _ entries: [JournalEntry], _ quoted: inout Set<Int>) -> String? {
+        var next = 0
+        var lastMatch: JournalEntry?
+        for entry in entries where next < patterns.count {
+            if matches(patterns[next], entry) {
+                next += 1
+                lastMatch = entry
+            }
+        }
+        guard next < patterns.count else { return nil }
+        let requests = entries.filter { $0.exchange > 0 }
+        var text = "no request was \(describe(patterns[next]))"
+        if let lastMatch {
+            text += " after #\(lastMatch.seq)"
+            quoted.insert(lastMatch.seq)
+        }
+        if requests.isEmpty { return text + "; no request reached the server" }
+        return text + "; the client sent:" + quote(requests.prefix(6), into: &quoted)
+            + (requests.count > 6 ? " … (\(requests.count) requests)" : "")
+    }
+
+    private func countFinding(
+        _ pattern: EntryPattern, min: Int?, max: Int?, after: EntryPattern?, _ entries: [JournalEntry], _ quoted: inout Set<Int>
+    ) -> String? {
+        var candidates = entries[...]
+        if let after {
+            guard let start = entries.firstIndex(where: { matches(after, $0) }) else {
+                return min.map { _ in "no request was \(describe(after)), after which to count" }
+            }
+            candidates = entries[(start + 1)...]
+        }
+        let matched = candidates.filter { matches(pattern, $0) }
+        let scope = after.map { " after the first request \(describe($0))" } ?? ""
+        if let max, matched.count > max {
+            let what = max == 0 ? "none expected" : "at most \(max) expected"
+            return "\(matched.count) request(s) \(describe(pattern))\(scope), \(what):"
+                + quote(matched.prefix(4), into: &quoted) + (matched.count > 4 ? " …" : "")
+        }
+        if let min, matched.count < min {
+            return "\(matched.count) request(s) \(describe(pattern))\(scope), at least \(min) expected"
+                + (matched.isEmpty ? "" : ":" + quote(matched.prefix(4), into: &quoted))
+        }
+        return nil
+    }
+
+    private func observe(_ observation: Check.Observation, _ entries: [JournalEntry]) -> String {
+        let credentialed = entries.filter { $0.exchange > 0 && $0.credentials != nil }
+        switch observation {
+        case .schemes:
+            let schemes = credentialed.map { ($0.hop == "proxy" ? "proxy " : "") + $0.credentials!.scheme }
+            return schemes.isEmpty ? "no credentials sent" : Self.runs(schemes).joined(separator: " → ")
+        case .algorithms:
+            let algorithms = credentialed.filter { $0.credentials!.scheme.lowercased() == "digest" }.map { $0.credentials!.params?["algorithm"] ?? "MD5 (implied)" }
+            return algorithms.isEmpty ? "no Digest credentials sent" : Self.runs(algorithms).joined(separator: " → ")
+        case .userhash:
+            let digest = credentialed.filter { $0.credentials!.scheme.lowercased() == "digest" }
+            guard !digest.isEmpty else { return "no Digest credentials sent" }
+            let hashed = digest.filter { $0.credentials!.params?["userhash"]?.lowercased() == "true" }.count
+            return hashed == 0 ? "sent the user name in clear (no userhash)" : "hashed the user name in \(hashed) of \(digest.count) request(s)"
+        case .nonceReuse:
+            let digest = credentialed.filter { $0.credentials!.scheme.lowercased() == "digest" }
+            guard !digest.isEmpty else { return "no Digest credentials sent" }
+            let ncs = digest.compactMap { $0.credentials!.params?["nc"] }
+            let reused = digest.filter { Self.nc(of: $0).map { $0 > 1 } ?? false }.count
+            return reused == 0
+                ? "never reused a nonce (a new challenge for every request; nc \(Self.runs(ncs).joined(separator: ", ")))"
+                : "reused nonces in \(reused) request(s), nc \(ncs.joined(separator: ", "))"
+        case .requestShape:
+            let shapes = entries.filter { $0.exchange > 0 }.map { entry -> String in
+                let expect = entry.headers.first { $0.name.lowercased() == "expect" }.map { ", Expect: \($0.value)" } ?? ""
+                return "\(entry.method ?? "?") with \(entry.bodyBytes) body bytes\(expect) → \(entry.status)"
+            }
+            return shapes.isEmpty ? "no requests" : shapes.joined(separator: "; ")
+        }
+    }
+
+    /// Collapses repeats: `[Digest, Digest, Basic]` → `[Digest ×2, Basic]`.
+    static func runs(_ items: [String]) -> [String] {
+        var result: [(String, Int)] = []
+        for item in items {
+            if let last = result.last, last.0 == item { result[result.count - 1].1 += 1 } else { result.append((item, 1)) }
+        }
+        return result.map { $0.1 == 1 ? $0.0 : "\($0.0) ×\($0.1)" }
+    }
+
+    private func lastAnswer(_ entries: [JournalEntry], _ quoted: inout Set<Int>) -> String {
+        guard let last = entries.last(where: { $0.exchange > 0 || $0.requests != nil }) else { return "; no request reached the server" }
+        return "; last in the journal:" + quote([last], into: &quoted)
+    }
+
+    // MARK: - Matching
+
+    public func matches(_ pattern: EntryPattern, _ entry: JournalEntry) -> Bool {
+        switch pattern.kind {
+        case .request: guard entry.exchange > 0 else { return false }
+        case .tls: guard entry.requests != nil else { return false }
+        case .any: break
+        }
+        if let hop = pattern.hop, (entry.hop ?? "origin") != hop { return false }
+        if let method = pattern.method, entry.method?.uppercased() != method.uppercased() { return false }
+        if let statuses = pattern.status, !statuses.contains(entry.status) { return false }
+        if let verdicts = pattern.verdict, !verdicts.contains(where: { Self.verdict(entry.verdict.rawValue, matches: $0) }) { return false }
+        if let credentials = pattern.credentials {
+            let scheme = entry.credentials.map(\.scheme).flatMap { $0.isEmpty ? nil : $0 }
+            switch credentials {
+            case .none: if scheme != nil { return false }
+            case .any: if scheme == nil { return false }
+            case .scheme(let wanted): if scheme?.lowercased() != wanted.lowercased() { return false }
+            }
+        }
+        let params = entry.credentials?.params ?? [:]
+        if let algorithm = pattern.algorithm {
+            guard entry.credentials?.scheme.lowercased() == "digest", (params["algorithm"] ?? "MD5").lowercased() == algorithm.lowercased() else { return false }
+        }
+        if let qop = pattern.qop, params["qop"]?.lowercased() != qop.lowercased() { return false }
+        if let userhash = pattern.userhash, (params["userhash"]?.lowercased() == "true") != userhash { return false }
+        if let authority = pattern.authority {
+            let same = Self.authority(of: entry)?.lowercased() == self.authority
+            if same != (authority == .same) { return false }
+        }
+        if let tls = pattern.tls, (entry.tls != nil) != tls { return false }
+        if let body = pattern.body {
+            switch body {
+            case .none: if entry.bodyBytes != 0 { return false }
+            case .intact: if entry.bodySHA256 == nil || entry.bodySHA256 != bodySHA256 { return false }
+            case .other: if entry.bodyBytes == 0 || entry.bodySHA256 == bodySHA256 { return false }
+            }
+        }
+        if let reused = pattern.nonceReused, (Self.nc(of: entry).map { $0 > 1 } ?? false) != reused { return false }
+        if let leak = pattern.leak, (entry.leaks?.isEmpty == false) != leak { return false }
+        return true
+    }
+
+    static func verdict(_ name: String, matches pattern: String) -> Bool {
+        pattern.hasSuffix("*") ? name.hasPrefix(pattern.dropLast()) : name == pattern
+    }
+
+    static func nc(of entry: JournalEntry) -> UInt32? {
+        entry.credentials?.params?["nc"].flatMap { UInt32($0, radix: 16) }
+    }
+
+    /// Where the request was going: its `Host`, or for the proxy the target's host and port.
+    static func authority(of entry: JournalEntry) -> String? {
+        if entry.hop == "proxy", let target = entry.target {
+            if entry.method == "CONNECT" { return target }
+            if let schemeEnd = target.range(of: "://") {
+                return String(target[schemeEnd.upperBound...].prefix { $0 != "/" && $0 != "?" })
+            }
+        }
+        return entry.headers.first { $0.name.lowercased() == "host" }?.value
+    }
+
+    // MARK: - Words
+
+    /// A pattern for people: "with Digest credentials, algorithm SHA-256, answered 200".
+    public func describe(_ pattern: EntryPattern) -> String {
+        var parts: [String] = []
+        switch pattern.kind {
+        case .request: break
+        case .tls: parts.append("a TLS connection")
+        case .any: break
+        }
+        if let hop = pattern.hop { parts.append(hop == "proxy" ? "to the proxy" : "to the origin") }
+        if let method = pattern.method { parts.append(method.uppercased()) }
+        switch pattern.credentials {
+        case .none?: parts.append("without credentials")
+        case .any?: parts.append("with credentials")
+        case .scheme(let scheme)?: parts.append("with \(scheme) credentials")
+        case nil: break
+        }
+        if let algorithm = pattern.algorithm { parts.append("algorithm \(algorithm)") }
+        if let qop = pattern.qop { parts.append("qop=\(qop)") }
+        if let userhash = pattern.userhash { parts.append(userhash ? "userhash=true" : "without userhash") }
+        if let authority = pattern.authority { parts.append(authority == .same ? "to \(self.authority)" : "to a host or port other than \(self.authority)") }
+        if let tls = pattern.tls { parts.append(tls ? "over TLS" : "over cleartext") }
+        switch pattern.body {
+        case .intact?: parts.append("with the body intact")
+        case .other?: parts.append("with a changed body")
+        case .none?: parts.append("without a body")
+        case nil: break
+        }
+        if let reused = pattern.nonceReused { parts.append(reused ? "reusing a nonce (nc > 1)" : "with a fresh nonce") }
+        if let leak = pattern.leak { parts.append(leak ? "leaking a credential" : "leaking nothing") }
+        if let verdicts = pattern.verdict { parts.append("judged \(verdicts.joined(separator: " or "))") }
+        if let statuses = pattern.status { parts.append("answered \(statuses.map(String.init).joined(separator: " or "))") }
+        return parts.isEmpty ? "any request" : parts.joined(separator: ", ")
+    }
+
+    func quote(_ entries: some Sequence<JournalEntry>, into quoted: inout Set<Int>) -> String {
+        var text = ""
+        for entry in entries {
+            quoted.insert(entry.seq)
+            text += " " + Self.summary(entry, authority: authority) + ";"
+        }
+        return String(text.dropLast())
+    }
+
+    /// One journal entry in a line: `#3 GET / [Digest alice, SHA-256] → 401 digest.stale-nonce`.
+    /// The `Host` is shown when it is not `authority` (the case's own).
+    public static func summary(_ entry: JournalEntry, authority: String? = nil) -> String {
+        if entry.requests != nil {
+            return "#\(entry.seq) TLS connection \(entry.connection): \(entry.verdict)" + (entry.detail.map { " (\($0))" } ?? "")
+        }
+        var text = "#\(entry.seq) " + (entry.hop == "proxy" ? "proxy " : "")
+        text += "\(entry.method ?? "?") \(entry.target ?? "?")"
+        if let credentials = entry.credentials, !credentials.scheme.isEmpty {
+            var words = [credentials.scheme]
+            if let user = credentials.user { words.append(user) }
+            if let algorithm = credentials.params?["algorithm"] { words.append(algorithm) }
+            if let nc = credentials.params?["nc"] { words.append("nc=\(nc)") }
+            text += " [\(words.joined(separator: " "))]"
+        }
+        if let host = entry.headers.first(where: { $0.name.lowercased() == "host" })?.value, host.lowercased() != authority {
+            text += " Host: \(host)"
+        }
+        text += " → \(entry.status) \(entry.verdict)"
+        if let leaks = entry.leaks, !leaks.isEmpty { text += " LEAK: " + leaks.joined(separator: ", ") }
+        return text
+    }
+
+    static func status(_ outcome: ClientOutcome) -> String {
+        outcome.exitStatus.map(String.init) ?? "without a status"
+    }
+
+    static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
+    }
+}

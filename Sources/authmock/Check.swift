@@ -1,0 +1,175 @@
+import ArgumentParser
+import AuthMockCheck
+import AuthMockCore
+import Foundation
+
+extension AuthMock {
+    struct Check: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run an HTTP client against the conformance suite and judge how it handles authentication.",
+            discussion: """
+                Each case starts its scenario in-process on free ports, runs the client once (no shell), and judges it
+                from the journal and its exit status: pass, non-strict, informational, unimplemented, fail, error or skip.
+                The client gets the case's inputs as placeholders in its arguments ({url}, {user}, {password}, {domain},
+                {proxy}, {proxy_user}, {proxy_password}, {ca_file}, {pin_sha256}, {client_cert}, {client_key}, {case},
+                {method}, {body_file}, {repeat}, {parallel}) and as AUTHMOCK_* environment variables.
+
+                Exit status: 0 when no case failed, 1 when one did, 2 for usage or suite errors (or a case the runner
+                could not judge).
+
+                Examples:
+                  authmock check -- curl -sS --fail --anyauth -u '{user}:{password}' '{url}'
+                  authmock check --client curl --case 'digest.*' --junit report.xml
+                """
+        )
+
+        @Option(help: ArgumentHelp("Directory of case files.", valueName: "dir"))
+        var suite = "scenarios/conformance"
+
+        @Option(name: .customLong("case"), help: ArgumentHelp("Run only cases whose name matches (glob: * and ?); repeatable.", valueName: "glob"))
+        var cases: [String] = []
+
+        @Option(help: ArgumentHelp("A client profile: a name under clients/ (curl, python-urllib…) or a YAML file.", valueName: "name|file"))
+        var client: String?
+
+        @Option(help: ArgumentHelp("Features the client lacks, comma-separated (ntlm,proxy,pinning…); their cases are skipped.", valueName: "list"))
+        var skipFeature: [String] = []
+
+        @Option(help: ArgumentHelp("Seconds a client may take per case when the case sets none.", valueName: "seconds"))
+        var timeout: Double = 10
+
+        @Option(help: ArgumentHelp("Write a JUnit XML report.", valueName: "file"))
+        var junit: String?
+
+        @Option(help: ArgumentHelp("Write the full verdicts, with journal excerpts, as JSON.", valueName: "file"))
+        var json: String?
+
+        @Option(help: ArgumentHelp("Write this client's results as a Markdown table.", valueName: "file"))
+        var markdown: String?
+
+        @Flag(help: "List the selected cases and exit.")
+        var list = false
+
+        @Flag(help: "Never colour the console output.")
+        var noColor = false
+
+        @Argument(parsing: .postTerminator, help: "The client command, after --.")
+        var command: [String] = []
+
+        func validate() throws {
+            guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
+            if !list {
+                guard (client == nil) != command.isEmpty else {
+                    throw ValidationError("give the client either as a command after -- or with --client, not both")
+                }
+            }
+            let unknown = skipFeatures.subtracting(CaseDefinition.knownFeatures)
+            guard unknown.isEmpty else {
+                throw ValidationError("unknown feature(s) for --skip-feature: \(unknown.sorted().joined(separator: ", ")); known: \(CaseDefinition.knownFeatures.joined(separator: ", "))")
+            }
+        }
+
+        var skipFeatures: Set<String> {
+            Set(skipFeature.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }.filter { !$0.isEmpty })
+        }
+
+        func run() async throws {
+            let all: [ConformanceCase]
+            do {
+                all = try Suite.load(directory: suite)
+            } catch {
+                printError(error.description)
+                throw ExitCode(2)
+            }
+            let selected = Suite.select(all, globs: cases)
+            guard !selected.isEmpty else {
+                printError("authmock check: no case in \(suite) matches \(cases.joined(separator: ", ")) — `authmock check --list` shows the names")
+                throw ExitCode(2)
+            }
+            if list {
+                for item in selected {
+                    let features = item.definition.features.isEmpty ? "" : "  [\(item.definition.features.joined(separator: ", "))]"
+                    printOut("\(item.id)  \(item.definition.title)\(features)")
+                }
+                return
+            }
+            let profile: ClientProfile
+            if let client {
+                guard let loaded = Self.loadProfile(client) else { throw ExitCode(2) }
+                profile = loaded
+            } else {
+                profile = .command(command)
+            }
+
+            let colour = !noColor && isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+            let runner = CheckRunner(profile: profile, skipFeatures: skipFeatures, defaultTimeout: timeout, authmockVersion: AuthMock.version) {
+                index, total, report in
+                printOut(Reports.progressLine(index: index, total: total, report: report, colour: colour))
+            }
+            let report = await runner.run(selected)
+            printOut(Reports.table(report, colour: colour))
+            do {
+                if let junit { try Data(Reports.junit(report).utf8).write(to: URL(fileURLWithPath: junit), options: .atomic) }
+                if let json { try Reports.json(report).write(to: URL(fileURLWithPath: json), options: .atomic) }
+                if let markdown { try Data(Reports.markdown(report).utf8).write(to: URL(fileURLWithPath: markdown), options: .atomic) }
+            } catch {
+                printError("authmock check: cannot write a report: \(error)")
+                throw ExitCode(2)
+            }
+            if report.exitStatus != 0 { throw ExitCode(report.exitStatus) }
+        }
+
+        /// `curl` → `clients/curl.yaml`; a path is read as it is.
+        static func loadProfile(_ name: String) -> ClientProfile? {
+            let path = name.contains("/") || name.hasSuffix(".yaml") ? name : "clients/\(name).yaml"
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+                let known = (try? FileManager.default.contentsOfDirectory(atPath: "clients"))?.filter { $0.hasSuffix(".yaml") }.map { String($0.dropLast(5)) }.sorted() ?? []
+                printError("\(path):1:1: cannot read the client profile — " + (known.isEmpty ? "run from the repository root or give a profile file" : "known profiles: \(known.joined(separator: ", "))"))
+                return nil
+            }
+            do {
+                return try ClientProfileLoader.load(yaml: text, file: path)
+            } catch {
+                for diagnostic in error.diagnostics { printError(diagnostic.description) }
+                return nil
+            }
+        }
+    }
+
+    struct Matrix: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Combine `authmock check --json` reports into a Markdown matrix of clients × cases."
+        )
+
+        @Argument(help: "JSON reports, one per client, in column order.")
+        var reports: [String]
+
+        @Option(help: ArgumentHelp("Client profiles whose `notes:` explain their verdicts (directory).", valueName: "dir"))
+        var profiles = "clients"
+
+        @Option(name: .shortAndLong, help: ArgumentHelp("Write the matrix here instead of stdout.", valueName: "file"))
+        var output: String?
+
+        func run() async throws {
+            var suites: [SuiteReport] = []
+            for path in reports {
+                do {
+                    suites.append(try Reports.decode(Data(contentsOf: URL(fileURLWithPath: path))))
+                } catch {
+                    printError("\(path): not an `authmock check --json` report: \(error)")
+                    throw ExitCode(2)
+                }
+            }
+            var notes: [String: String] = [:]
+            for suite in suites {
+                if let profile = Check.loadProfile("\(profiles)/\(suite.client).yaml"), let note = profile.notes { notes[suite.client] = note }
+            }
+            let text = Reports.matrix(suites, notes: notes)
+            if let output {
+                try Data(text.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
+            } else {
+                printOut(text)
+            }
+        }
+    }
+}

@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""authmock adapter for the standard library's urllib.request.
+
+Usage: python3 clients/python-urllib.py
+Inputs come from the AUTHMOCK_* environment variables. The adapter only builds an opener
+from urllib's own handlers: which scheme to answer, how often to retry, redirects and TLS
+checks are all urllib's (and the ssl module's) decisions.
+Version: python3 -c 'import sys, urllib.request; print(urllib.request.__version__, sys.version.split()[0])'
+"""
+import os
+import ssl
+import sys
+import urllib.error
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+
+
+def env(name, default=None):
+    value = os.environ.get(name)
+    return value if value else default
+
+
+def main():
+    url = env("AUTHMOCK_URL")
+    method = env("AUTHMOCK_METHOD", "GET")
+    repeat = int(env("AUTHMOCK_REPEAT", "1"))
+    parallel = int(env("AUTHMOCK_PARALLEL", "1"))
+
+    handlers = []
+
+    user = env("AUTHMOCK_USER")
+    if user is not None:
+        # One password manager, realm-agnostic, shared by the Basic and the Digest handler:
+        # urllib itself decides which one answers a 401 (Digest is ordered before Basic).
+        passwords = urllib.request.HTTPPasswordMgrWithDefaultRealm()
+        passwords.add_password(None, url, user, env("AUTHMOCK_PASSWORD", ""))
+        handlers += [urllib.request.HTTPBasicAuthHandler(passwords),
+                     urllib.request.HTTPDigestAuthHandler(passwords)]
+    # urllib has no NTLM handler and no public-key pinning: AUTHMOCK_DOMAIN and
+    # AUTHMOCK_PIN_SHA256 are ignored.
+
+    proxy = env("AUTHMOCK_PROXY")
+    if proxy:
+        # Route both schemes through the given proxy (https goes through CONNECT). Passing
+        # the dict also stops urllib from reading *_proxy variables from the environment.
+        handlers.append(urllib.request.ProxyHandler({"http": proxy, "https": proxy}))
+        if env("AUTHMOCK_PROXY_USER") is not None:
+            # Proxy credentials live in their own manager, keyed by the proxy's address,
+            # and are answered to 407 by urllib's proxy handlers.
+            proxy_passwords = urllib.request.HTTPPasswordMgrWithDefaultRealm()
+            proxy_passwords.add_password(None, proxy, env("AUTHMOCK_PROXY_USER"),
+                                         env("AUTHMOCK_PROXY_PASSWORD", ""))
+            handlers += [urllib.request.ProxyBasicAuthHandler(proxy_passwords),
+                         urllib.request.ProxyDigestAuthHandler(proxy_passwords)]
+    else:
+        # No proxy for this case: an empty mapping disables environment proxies.
+        handlers.append(urllib.request.ProxyHandler({}))
+
+    if url.startswith("https:"):
+        # With cafile, create_default_context trusts only that bundle (no system CAs);
+        # without it, the system store. Hostname checking stays on (the default).
+        context = ssl.create_default_context(cafile=env("AUTHMOCK_CA_FILE"))
+        if env("AUTHMOCK_CLIENT_CERT"):
+            # Client certificate and key for mutual TLS.
+            context.load_cert_chain(env("AUTHMOCK_CLIENT_CERT"), env("AUTHMOCK_CLIENT_KEY"))
+        handlers.append(urllib.request.HTTPSHandler(context=context))
+
+    # build_opener adds the defaults too, HTTPRedirectHandler among them (redirects followed).
+    opener = urllib.request.build_opener(*handlers)
+
+    body = None
+    if env("AUTHMOCK_BODY_FILE"):
+        with open(env("AUTHMOCK_BODY_FILE"), "rb") as f:
+            body = f.read()
+
+    def fetch():
+        request = urllib.request.Request(url, data=body, method=method)
+        try:
+            with opener.open(request) as response:
+                response.read()
+                return response.status
+        except urllib.error.HTTPError as e:
+            # urllib reports a final non-2xx status as HTTPError; its code is the status.
+            return e.code
+
+    def worker(_):
+        return [fetch() for _ in range(repeat)]
+
+    # PARALLEL threads share the one opener, each doing REPEAT sequential fetches.
+    with ThreadPoolExecutor(max_workers=parallel) as pool:
+        codes = [c for batch in pool.map(worker, range(parallel)) for c in batch]
+
+    print(" ".join(str(c) for c in codes))
+    return 0 if all(200 <= c < 300 for c in codes) else 1
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except Exception as e:  # report, don't retry
+        print(f"{type(e).__name__}: {e}", file=sys.stderr)
+        sys.exit(1)

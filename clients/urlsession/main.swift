@@ -1,0 +1,141 @@
+// authmock adapter for Foundation's URLSession (swift-corelibs-foundation on Linux).
+//
+// Build: swiftc -O clients/urlsession/main.swift -o /tmp/urlsession-client
+// Run:   /tmp/urlsession-client            (inputs in the AUTHMOCK_* environment variables)
+// Version: `swift --version` (first line); FoundationNetworking ships with the toolchain.
+//
+// The adapter only maps the inputs onto URLSession's API. Which scheme is used, how often a
+// challenge is retried, redirects and TLS checks are URLSession's decisions. In particular the
+// challenge handler below never looks at previousFailureCount: a retry limit, if any, must come
+// from URLSession itself.
+
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Synchronization
+
+let environment = ProcessInfo.processInfo.environment
+func input(_ name: String) -> String? {
+    guard let value = environment[name], !value.isEmpty else { return nil }
+    return value
+}
+
+/// Answers authentication challenges and records how each task ended.
+final class Delegate: NSObject, URLSessionDataDelegate {
+    let user = input("AUTHMOCK_USER")
+    let password = input("AUTHMOCK_PASSWORD") ?? ""
+    let proxyUser = input("AUTHMOCK_PROXY_USER")
+    let proxyPassword = input("AUTHMOCK_PROXY_PASSWORD") ?? ""
+    /// taskIdentifier -> status code, or the error that ended the task.
+    let outcomes = Mutex<[Int: Result<Int, Error>]>([:])
+    let group = DispatchGroup()
+
+    func urlSession(_ session: URLSession, task: URLSessionTask,
+                    didReceive challenge: URLAuthenticationChallenge,
+                    completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
+        let space = challenge.protectionSpace
+        switch space.authenticationMethod {
+        // The values of NSURLAuthenticationMethodServerTrust / ...ClientCertificate, spelled
+        // out because corelibs-foundation marks those constants unavailable (it never sends
+        // TLS challenges). TLS trust and client identity: leave the decision to URLSession.
+        case "NSURLAuthenticationMethodServerTrust", "NSURLAuthenticationMethodClientCertificate":
+            completionHandler(.performDefaultHandling, nil)
+        default:
+            // HTTP Basic, Digest, NTLM, Negotiate. (corelibs-foundation reports the raw scheme
+            // token, e.g. "Basic", instead of NSURLAuthenticationMethodHTTPBasic, so every
+            // non-TLS method is answered.) Proxy challenges get the proxy's credentials.
+            let name = space.isProxy() ? proxyUser : user
+            let secret = space.isProxy() ? proxyPassword : password
+            if let name {
+                completionHandler(.useCredential,
+                                  URLCredential(user: name, password: secret, persistence: .forSession))
+            } else {
+                completionHandler(.performDefaultHandling, nil)
+            }
+        }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
+        let outcome: Result<Int, Error>
+        if let error {
+            outcome = .failure(error)
+        } else if let response = task.response as? HTTPURLResponse {
+            outcome = .success(response.statusCode)
+        } else {
+            outcome = .failure(URLError(.badServerResponse))
+        }
+        outcomes.withLock { $0[task.taskIdentifier] = outcome }
+        group.leave()
+    }
+}
+
+guard let urlString = input("AUTHMOCK_URL"), let url = URL(string: urlString) else {
+    FileHandle.standardError.write("ConfigurationError: AUTHMOCK_URL is missing or invalid\n".data(using: .utf8)!)
+    exit(1)
+}
+let repeatCount = Int(input("AUTHMOCK_REPEAT") ?? "1") ?? 1
+let parallelCount = Int(input("AUTHMOCK_PARALLEL") ?? "1") ?? 1
+
+let configuration = URLSessionConfiguration.default
+if let proxy = input("AUTHMOCK_PROXY"), let proxyURL = URL(string: proxy),
+   let host = proxyURL.host, let port = proxyURL.port {
+    // The documented way to set a proxy for a session (keys of kCFNetworkProxies*).
+    configuration.connectionProxyDictionary = [
+        "HTTPEnable": 1, "HTTPProxy": host, "HTTPPort": port,
+        "HTTPSEnable": 1, "HTTPSProxy": host, "HTTPSPort": port,
+    ]
+}
+// URLSession has no API for a custom CA file, a client certificate or a pin on Linux;
+// AUTHMOCK_CA_FILE is handed over only through the variable swift-corelibs-foundation
+// documents for it (read by EasyHandle; see the report for whether Linux honours it).
+if let caFile = input("AUTHMOCK_CA_FILE") {
+    setenv("URLSessionCertificateAuthorityInfoFile", caFile, 1)
+}
+
+var request = URLRequest(url: url)
+request.httpMethod = input("AUTHMOCK_METHOD") ?? "GET"
+if let bodyFile = input("AUTHMOCK_BODY_FILE") {
+    do {
+        request.httpBody = try Data(contentsOf: URL(fileURLWithPath: bodyFile))
+    } catch {
+        FileHandle.standardError.write("\(type(of: error)): \(error)\n".data(using: .utf8)!)
+        exit(1)
+    }
+}
+
+let delegate = Delegate()
+// One session for every fetch. Tasks are created without a completion handler: on Linux a
+// task with a completion handler never asks the delegate about authentication challenges.
+let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+var taskIDs: [Int] = []
+for _ in 0..<max(repeatCount, 1) {
+    // PARALLEL tasks at once, REPEAT rounds one after the other.
+    for _ in 0..<max(parallelCount, 1) {
+        let task = session.dataTask(with: request)
+        taskIDs.append(task.taskIdentifier)
+        delegate.group.enter()
+        task.resume()
+    }
+    delegate.group.wait()
+}
+session.finishTasksAndInvalidate()
+
+let outcomes = delegate.outcomes.withLock { $0 }
+var codes: [String] = []
+var ok = true
+for id in taskIDs {
+    switch outcomes[id] {
+    case .success(let code)?:
+        codes.append(String(code))
+        if !(200..<300).contains(code) { ok = false }
+    case .failure(let error)?:
+        ok = false
+        let ns = error as NSError
+        FileHandle.standardError.write("\(type(of: error)): \(ns.domain) \(ns.code) \(ns.localizedDescription)\n".data(using: .utf8)!)
+    case nil:
+        ok = false
+    }
+}
+print(codes.joined(separator: " "))
+exit(ok ? 0 : 1)
