@@ -25,7 +25,6 @@ public enum Reports {
         lines.append(String(repeating: "─", count: width + 16))
         for report in suite.cases {
             lines.append("\(pad(report.id, width))  \(paint(report.verdict.rawValue, report.verdict, colour))")
-            guard report.verdict != .pass else { continue }
             for finding in report.findings { lines.append("    · " + finding) }
             for observation in report.observations { lines.append("    · " + observation) }
         }
@@ -132,7 +131,7 @@ public enum Reports {
     public static func markdown(_ suite: SuiteReport) -> String {
         var lines = ["### \(suite.client)" + (suite.version.map { " — \($0)" } ?? ""), "", "| case | verdict | what the client did |", "|---|---|---|"]
         for report in suite.cases {
-            let what = report.verdict == .pass ? "" : (report.findings + report.observations).joined(separator: "<br>")
+            let what = (report.findings + report.observations).joined(separator: "<br>")
             lines.append("| `\(report.id)` | \(symbol(report.verdict)) | \(cell(what)) |")
         }
         return lines.joined(separator: "\n") + "\n"

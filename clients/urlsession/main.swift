@@ -42,9 +42,8 @@ final class Delegate: NSObject, URLSessionDataDelegate {
         case "NSURLAuthenticationMethodServerTrust", "NSURLAuthenticationMethodClientCertificate":
             completionHandler(.performDefaultHandling, nil)
         default:
-            // HTTP Basic, Digest, NTLM, Negotiate. (corelibs-foundation reports the raw scheme
-            // token, e.g. "Basic", instead of NSURLAuthenticationMethodHTTPBasic, so every
-            // non-TLS method is answered.) Proxy challenges get the proxy's credentials.
+            // HTTP Basic, Digest, NTLM, Negotiate (whichever ones URLSession chooses to pass
+            // on): answer with the user's password, or the proxy's for a proxy challenge.
             let name = space.isProxy() ? proxyUser : user
             let secret = space.isProxy() ? proxyPassword : password
             if let name {
@@ -86,12 +85,12 @@ if let proxy = input("AUTHMOCK_PROXY"), let proxyURL = URL(string: proxy),
         "HTTPSEnable": 1, "HTTPSProxy": host, "HTTPSPort": port,
     ]
 }
-// URLSession has no API for a custom CA file, a client certificate or a pin on Linux;
-// AUTHMOCK_CA_FILE is handed over only through the variable swift-corelibs-foundation
-// documents for it (read by EasyHandle; see the report for whether Linux honours it).
-if let caFile = input("AUTHMOCK_CA_FILE") {
-    setenv("URLSessionCertificateAuthorityInfoFile", caFile, 1)
-}
+// Not mapped, because URLSession on Linux has no way to take them:
+// - AUTHMOCK_CA_FILE: no API for extra trust roots, and no server-trust challenge. The
+//   URLSessionCertificateAuthorityInfoFile variable is read only when built for Android
+//   (EasyHandle.setCARootBundlePath); on Linux it was tried and changes nothing.
+// - AUTHMOCK_CLIENT_CERT/KEY: no client-certificate support (the method is unavailable).
+// - AUTHMOCK_PIN_SHA256: no pinning API. AUTHMOCK_DOMAIN: no NTLM.
 
 var request = URLRequest(url: url)
 request.httpMethod = input("AUTHMOCK_METHOD") ?? "GET"

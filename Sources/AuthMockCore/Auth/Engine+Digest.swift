@@ -162,6 +162,21 @@ extension Engine {
             if removed {
                 return .challenge(.digestUnknownUser, "no user named '\(user.name)' in the scenario")
             }
+            // Only on this failure path: an auth-int response computed over an empty body (curl 7.88 hashes
+            // "" whatever it sends) or with the body left out of A2?
+            if qop == .authInt, !request.body.isEmpty {
+                let ha1 = inputs.ha1
+                let a2s = ["\(inputs.method):\(inputs.uri):\(algorithm.hash([UInt8]()))", "\(inputs.method):\(inputs.uri)"]
+                for a2 in a2s {
+                    let candidate = algorithm.hash("\(ha1):\(nonce):\(inputs.nc):\(inputs.cnonce):auth-int:\(algorithm.hash(a2))")
+                    if constantTimeEquals(Array(candidate.utf8), Array(response.utf8)) {
+                        return .challenge(
+                            .digestAuthIntWithoutBody,
+                            "qop=auth-int was announced, but H(A2) does not cover the \(request.body.count)-byte body the client sent (RFC 7616 §3.4.3)"
+                        )
+                    }
+                }
+            }
             // Only on this failure path: was the response right under another algorithm's hash?
             for other in DigestAlgorithm.allCases where other != algorithm {
                 var alternative = inputs

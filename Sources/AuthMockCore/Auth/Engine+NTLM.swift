@@ -2,7 +2,8 @@ import Foundation
 
 /// Per-connection NTLM state: a handshake in progress, or a connection already authenticated.
 enum NTLMConnectionState: Sendable, Equatable {
-    case challenged(serverChallenge: [UInt8], negotiate: Bool)
+    /// `unicode`: the string encoding the CHALLENGE settled on.
+    case challenged(serverChallenge: [UInt8], negotiate: Bool, unicode: Bool)
     case authenticated(user: String)
 }
 
@@ -50,7 +51,9 @@ extension Engine {
 
         let message: NTLMMessage
         do throws(NTLMSyntaxError) {
-            message = try NTLMMessage.parse(ntlmToken)
+            var negotiated: Bool?
+            if case .challenged(_, _, let unicode)? = state.ntlm[request.connection.id] { negotiated = unicode }
+            message = try NTLMMessage.parse(ntlmToken, unicode: negotiated)
         } catch {
             return .badRequest(.ntlmMalformed, "bad NTLM message: \(error.reason)")
         }
@@ -63,7 +66,10 @@ extension Engine {
                 serverChallenge: serverChallenge, clientFlags: flags, domain: options.domain, server: options.server,
                 targetInfo: options.targetInfo, timestamp: NTLMMessage.fileTime(unixSeconds: now.timeIntervalSince1970)
             )
-            remember(request.connection.id, .challenged(serverChallenge: serverChallenge, negotiate: negotiate))
+            remember(
+                request.connection.id,
+                .challenged(serverChallenge: serverChallenge, negotiate: negotiate, unicode: NTLMMessage.negotiatesUnicode(clientFlags: flags))
+            )
             state.recentNTLMChallenges.append(IssuedNTLMChallenge(connection: request.connection.id, serverChallenge: serverChallenge))
             if state.recentNTLMChallenges.count > 64 { state.recentNTLMChallenges.removeFirst() }
             let header = negotiate
@@ -77,11 +83,11 @@ extension Engine {
                 "message": "AUTHENTICATE", "domain": auth.domain, "workstation": auth.workstation, "flags": String(format: "%08x", auth.flags),
                 "version": auth.ntResponse.count > 24 ? "NTLMv2" : auth.ntResponse.count == 24 ? "NTLMv1" : "anonymous",
             ]) { $1 }
-            if case .challenged(_, let wasNegotiate) = state.ntlm[request.connection.id], wasNegotiate != negotiate {
+            if case .challenged(_, let wasNegotiate, _) = state.ntlm[request.connection.id], wasNegotiate != negotiate {
                 state.ntlm[request.connection.id] = nil
                 return .challenge(.ntlmNoChallenge, "the CHALLENGE was sent for \(wasNegotiate ? "Negotiate" : "NTLM"), the AUTHENTICATE came as \(scheme)")
             }
-            guard case .challenged(let serverChallenge, _) = state.ntlm[request.connection.id] else {
+            guard case .challenged(let serverChallenge, _, _) = state.ntlm[request.connection.id] else {
                 let other = state.recentNTLMChallenges.first { $0.connection != request.connection.id && verifies(auth, serverChallenge: $0.serverChallenge) != nil }
                 if let other {
                     return .challenge(.ntlmConnectionChanged, "the AUTHENTICATE answers the CHALLENGE sent on connection \(other.connection), not on this one (\(request.connection.id))")

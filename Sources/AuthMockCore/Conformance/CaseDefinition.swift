@@ -42,7 +42,7 @@ public struct CaseDefinition: Sendable, Equatable {
 
     /// The features the runner knows; the loader refuses others, so that a typo cannot skip a case silently.
     public static let knownFeatures = [
-        "basic", "digest", "ntlm", "negotiate", "proxy", "connect", "tls", "pinning", "client-certificate", "redirects", "body",
+        "basic", "digest", "ntlm", "negotiate", "proxy", "connect", "tls", "custom-ca", "pinning", "client-certificate", "redirects", "body",
         "parallel", "repeat",
     ]
 }
@@ -105,12 +105,12 @@ public struct CaseInputs: Sendable, Equatable {
 /// How a case is judged.
 public struct Expectations: Sendable, Equatable {
     public var outcome: ExpectedOutcome
-    /// If no request matches, the client lacks the feature: the case is `unimplemented` (unless a check
-    /// graded `fail` is broken anyway — a leak is a leak).
-    public var implemented: EntryPattern?
+    /// If no request matches one of these patterns, the client lacks the feature: the case is
+    /// `unimplemented` (unless a bound graded `fail` is broken anyway — a leak is a leak).
+    public var implemented: [EntryPattern]
     public var checks: [Check]
 
-    public init(outcome: ExpectedOutcome = .any, implemented: EntryPattern? = nil, checks: [Check] = []) {
+    public init(outcome: ExpectedOutcome = .any, implemented: [EntryPattern] = [], checks: [Check] = []) {
         self.outcome = outcome
         self.implemented = implemented
         self.checks = checks

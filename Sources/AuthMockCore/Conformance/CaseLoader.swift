@@ -93,7 +93,14 @@ extension ScenarioReader {
         var expectations = Expectations()
         guard let fields = mapping(node, "expect", allowed: ScenarioLoader.keys["expect"]!) else { return expectations }
         if let node = fields["outcome"] { expectations.outcome = choice(node, "expect.outcome", ExpectedOutcome.self) ?? .any }
-        if let node = fields["implemented"] { expectations.implemented = pattern(node, "expect.implemented") }
+        if let node = fields["implemented"] {
+            // One pattern, or a list that must all match.
+            if case .sequence(let items) = node {
+                expectations.implemented = items.compactMap { pattern($0, "expect.implemented") }
+            } else if let single = pattern(node, "expect.implemented") {
+                expectations.implemented = [single]
+            }
+        }
         if let node = fields["checks"], let items = sequence(node, "expect.checks") {
             expectations.checks = items.compactMap(check)
         }

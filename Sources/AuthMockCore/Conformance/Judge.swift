@@ -79,7 +79,8 @@ public struct Judge: Sendable {
         var quoted: Set<Int> = []
         var observations: [String] = []
 
-        let implemented = expectations.implemented.map { pattern in entries.contains { matches(pattern, $0) } } ?? true
+        let missing = expectations.implemented.first { pattern in !entries.contains { matches(pattern, $0) } }
+        let implemented = missing == nil
 
         if outcome.timedOut {
             let requests = entries.filter { $0.exchange > 0 }
@@ -125,11 +126,14 @@ public struct Judge: Sendable {
         case _ where !implemented: verdict = .unimplemented
         case .nonStrict?: verdict = .nonStrict
         case .informational?: verdict = .informational
-        case nil: verdict = observations.isEmpty ? .pass : .informational
+        case nil:
+            // A case that only observes is informational; elsewhere observations annotate a pass.
+            let judges = expectations.outcome != .any || expectations.checks.contains { if case .observe = $0.rule { false } else { true } }
+            verdict = judges ? .pass : .informational
         }
         var findings = failures.sorted { $0.0 > $1.0 }.map(\.1)
-        if verdict == .unimplemented, let pattern = expectations.implemented {
-            findings.insert("the client never sent \(describe(pattern)): it lacks the feature, or was not given the inputs" + lastAnswer(entries, &quoted), at: 0)
+        if verdict == .unimplemented, let pattern = missing {
+            findings.insert("the client never sent a request \(describe(pattern)): it lacks the feature, or was not given the inputs" + lastAnswer(entries, &quoted), at: 0)
         }
         return Judgement(verdict: verdict, findings: findings, observations: observations, quoted: quoted.sorted())
     }

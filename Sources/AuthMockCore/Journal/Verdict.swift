@@ -96,5 +96,7 @@ public struct Verdict: RawRepresentable, Sendable, Hashable, Codable, CustomStri
     /// The client announced one algorithm but computed with another (e.g. SHA-256 for SHA-512-256).
     public static let digestAlgorithmSubstituted: Verdict = "digest.algorithm-substituted"
     public static let digestStaleNonce: Verdict = "digest.stale-nonce"
+    /// qop=auth-int announced, but the response was computed without the body's hash in A2.
+    public static let digestAuthIntWithoutBody: Verdict = "digest.auth-int-without-body"
     public static let digestNCReplay: Verdict = "digest.nc-replay"
 }

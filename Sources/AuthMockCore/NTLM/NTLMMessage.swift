@@ -20,7 +20,11 @@ enum NTLMMessage: Equatable {
     }
 
     /// Parses a NEGOTIATE (type 1) or AUTHENTICATE (type 3) message.
-    static func parse(_ bytes: [UInt8]) throws(NTLMSyntaxError) -> NTLMMessage {
+    ///
+    /// - Parameter unicode: the string encoding the CHALLENGE settled, when there was one. It wins over the
+    ///   AUTHENTICATE's own flags, as Samba and Windows decide: wget 1.21 negotiates OEM, then sets the
+    ///   UNICODE flag on an AUTHENTICATE whose strings are OEM.
+    static func parse(_ bytes: [UInt8], unicode negotiated: Bool? = nil) throws(NTLMSyntaxError) -> NTLMMessage {
         guard bytes.count >= 12 else { throw NTLMSyntaxError("the message is \(bytes.count) bytes, shorter than an NTLM header") }
         guard bytes.count <= 65_536 else { throw NTLMSyntaxError("the message is \(bytes.count) bytes, more than NTLM allows") }
         guard Array(bytes[0..<8]) == signature else { throw NTLMSyntaxError("the message does not start with the NTLMSSP signature") }
@@ -33,7 +37,7 @@ enum NTLMMessage: Equatable {
         case 3:
             guard bytes.count >= 64 else { throw NTLMSyntaxError("an AUTHENTICATE message needs at least 64 bytes, got \(bytes.count)") }
             let flags = try reader.uint32(at: 60)
-            let unicode = flags & Flags.unicode != 0
+            let unicode = negotiated ?? (flags & Flags.unicode != 0)
             return .authenticate(NTLMAuthenticate(
                 flags: flags,
                 lmResponse: try reader.field(at: 12, name: "LmChallengeResponse"),
@@ -47,11 +51,16 @@ enum NTLMMessage: Equatable {
         }
     }
 
+    /// Whether the CHALLENGE answering these NEGOTIATE flags settles on UTF-16 strings (else OEM).
+    static func negotiatesUnicode(clientFlags: UInt32) -> Bool {
+        clientFlags & Flags.unicode != 0 || clientFlags & Flags.oem == 0
+    }
+
     /// Builds the CHALLENGE (type 2) message answering a NEGOTIATE with `clientFlags`.
     static func challenge(
         serverChallenge: [UInt8], clientFlags: UInt32, domain: String, server: String, targetInfo: Bool, timestamp: UInt64
     ) -> [UInt8] {
-        let unicode = clientFlags & Flags.unicode != 0 || clientFlags & Flags.oem == 0
+        let unicode = negotiatesUnicode(clientFlags: clientFlags)
         var flags = (unicode ? Flags.unicode : Flags.oem) | Flags.requestTarget | Flags.ntlm | Flags.alwaysSign | Flags.targetTypeDomain
             | Flags.version
         flags |= clientFlags & (Flags.extendedSessionSecurity | Flags.key128 | Flags.key56)
