@@ -1,5 +1,17 @@
 import AuthMockCore
-import Foundation
+public import Foundation
+import Synchronization
+
+/// Starts processes one at a time. Foundation's `Process.run()` on Linux races with launches on other
+/// threads (one launch's file descriptors are closed or inherited by another: EBADF), so everything in
+/// this process that launches — the runner, and tests that embed it — goes through this one lock.
+public enum ProcessLauncher {
+    private static let lock = Mutex(())
+
+    public static func run(_ process: Process) throws {
+        try lock.withLock { _ in try process.run() }
+    }
+}
 
 /// Runs a client command without a shell, with a deadline, capturing the tail of its output.
 struct ClientProcess {
@@ -58,7 +70,7 @@ struct ClientProcess {
         }
         let start = ContinuousClock.now
         do {
-            try process.run()
+            try ProcessLauncher.run(process)
         } catch {
             throw .failed(program, "\(error)")
         }

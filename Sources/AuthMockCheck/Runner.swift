@@ -276,7 +276,8 @@ public struct CheckRunner: Sendable {
         do {
             let result = try await ClientProcess.run(command, environment: ProcessInfo.processInfo.environment, directory: prepareDirectory, timeout: 600)
             guard result.outcome.exitStatus == 0 else {
-                return "\(command.joined(separator: " ")) exited \(result.outcome.exitStatus.map(String.init) ?? "on a signal"): \(result.stderr.suffix(500))"
+                let lastLine = result.stderr.split(separator: "\n").last.map(String.init) ?? ""
+                return "\(command.joined(separator: " ")) exited \(result.outcome.exitStatus.map(String.init) ?? "on a signal"): \(lastLine.suffix(300))"
             }
             return nil
         } catch {

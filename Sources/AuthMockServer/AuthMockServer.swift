@@ -517,6 +517,9 @@ final class ConnectionRegistry: Sendable {
 
     /// Asks every connection to finish its current exchange and close, then closes what is left
     /// after the grace period.
+    /// Whether shutdown has asked the open connections to finish (tests wait for this).
+    var isClosing: Bool { state.withLockedValue { $0.closing } }
+
     func quiesce(gracePeriod: Duration) async {
         let channels = state.withLockedValue { state in
             state.closing = true

@@ -1,3 +1,4 @@
+import AuthMockCheck
 import AuthMockCore
 import AuthMockServer
 import Foundation
@@ -33,12 +34,10 @@ func withServer<T>(
     }
 }
 
-/// Foundation's Process.run() on Linux races with launches on other threads (file descriptors of one
-/// launch are closed or inherited by another: EBADF). Tests launch one process at a time.
-private let launchLock = Mutex(())
-
+/// Foundation's Process.run() on Linux races with launches on other threads (EBADF): tests launch
+/// through the same lock as the conformance runner they embed.
 func launch(_ process: Process) throws {
-    try launchLock.withLock { _ in try process.run() }
+    try ProcessLauncher.run(process)
 }
 
 struct ProcessResult {

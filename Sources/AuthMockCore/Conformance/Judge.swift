@@ -243,7 +243,7 @@ public struct Judge: Sendable {
         if let statuses = pattern.status, !statuses.contains(entry.status) { return false }
         if let verdicts = pattern.verdict, !verdicts.contains(where: { Self.verdict(entry.verdict.rawValue, matches: $0) }) { return false }
         if let credentials = pattern.credentials {
-            let scheme = entry.credentials.map(\.scheme).flatMap { $0.isEmpty ? nil : $0 }
+            let scheme = Self.presentedScheme(entry)
             switch credentials {
             case .none: if scheme != nil { return false }
             case .any: if scheme == nil { return false }
@@ -271,6 +271,16 @@ public struct Judge: Sendable {
         if let reused = pattern.nonceReused, (Self.nc(of: entry).map { $0 > 1 } ?? false) != reused { return false }
         if let leak = pattern.leak, (entry.leaks?.isEmpty == false) != leak { return false }
         return true
+    }
+
+    /// The auth-scheme of the credentials the request carried for its hop: as the engine read them, or
+    /// from the header itself where the engine did not read it (a public resource, a 404).
+    static func presentedScheme(_ entry: JournalEntry) -> String? {
+        if let scheme = entry.credentials?.scheme, !scheme.isEmpty { return scheme }
+        let header = entry.hop == "proxy" ? "proxy-authorization" : "authorization"
+        guard let value = entry.headers.first(where: { $0.name.lowercased() == header })?.value else { return nil }
+        let scheme = value.trimmingCharacters(in: .whitespaces).prefix { !$0.isWhitespace }
+        return scheme.isEmpty ? "(empty)" : String(scheme)
     }
 
     static func verdict(_ name: String, matches pattern: String) -> Bool {
@@ -345,11 +355,11 @@ public struct Judge: Sendable {
         }
         var text = "#\(entry.seq) " + (entry.hop == "proxy" ? "proxy " : "")
         text += "\(entry.method ?? "?") \(entry.target ?? "?")"
-        if let credentials = entry.credentials, !credentials.scheme.isEmpty {
-            var words = [credentials.scheme]
-            if let user = credentials.user { words.append(user) }
-            if let algorithm = credentials.params?["algorithm"] { words.append(algorithm) }
-            if let nc = credentials.params?["nc"] { words.append("nc=\(nc)") }
+        if let scheme = presentedScheme(entry) {
+            var words = [scheme]
+            if let user = entry.credentials?.user { words.append(user) }
+            if let algorithm = entry.credentials?.params?["algorithm"] { words.append(algorithm) }
+            if let nc = entry.credentials?.params?["nc"] { words.append("nc=\(nc)") }
             text += " [\(words.joined(separator: " "))]"
         }
         if let host = entry.headers.first(where: { $0.name.lowercased() == "host" })?.value, host.lowercased() != authority {
