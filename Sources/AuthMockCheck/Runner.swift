@@ -54,6 +54,9 @@ public struct CheckRunner: Sendable {
 
     /// Journal entries kept per case in reports.
     public static let journalExcerpt = 60
+    /// Journal entries a case's server keeps for the judge: a client looping at full speed until its
+    /// timeout may send more, and then the judgement says so.
+    public static let journalCapacity = 200_000
 
     public init(
         profile: ClientProfile, skipFeatures: Set<String> = [], defaultTimeout: Double = 10, authmockVersion: String = "",
@@ -107,7 +110,7 @@ public struct CheckRunner: Sendable {
         }
         let bodySize = definition.request.body?.count ?? 0
         let configuration = ServerConfiguration(
-            port: 0, maxBodySize: max(1024 * 1024, bodySize + 1024), shutdownGracePeriod: .seconds(1),
+            port: 0, maxBodySize: max(1024 * 1024, bodySize + 1024), journalCapacity: Self.journalCapacity, shutdownGracePeriod: .seconds(1),
             certificatesDirectory: directory.appendingPathComponent("certs").path
         )
         let server = AuthMockServer(scenario: item.scenario, configuration: configuration)
@@ -139,6 +142,7 @@ public struct CheckRunner: Sendable {
         // The journal is complete once the client's connections are closed (TLS entries are written then).
         _ = await server.waitForConnectionsToClose(timeout: .seconds(2))
         let journal = server.journal
+        let evicted = server.journalEvicted
         try? await server.shutdown()
 
         let judge = Judge(
@@ -148,6 +152,9 @@ public struct CheckRunner: Sendable {
         let judgement = judge.judge(journal, outcome: result.outcome)
         var report = Self.report(item, verdict: judgement.verdict)
         report.findings = judgement.findings
+        if evicted > 0 {
+            report.findings.append("the client made so many requests that the first \(evicted) journal entries were dropped; the judgement covers the last \(journal.count)")
+        }
         report.observations = judgement.observations
         report.outcome = result.outcome
         report.command = command

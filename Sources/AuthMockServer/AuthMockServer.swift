@@ -303,6 +303,11 @@ public final class AuthMockServer: Sendable {
         return "\(tls ? "https" : "http")://\(host):\(port)/"
     }
 
+    /// How many journal entries fell out of memory (beyond `journalCapacity`); the journal file has them.
+    public var journalEvicted: Int {
+        core.withEngine { $0.state.journal.evicted }
+    }
+
     /// The journal entries in memory, oldest first.
     public var journal: [JournalEntry] {
         core.withEngine { $0.state.journal.entries }

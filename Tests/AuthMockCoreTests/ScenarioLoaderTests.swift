@@ -266,10 +266,30 @@ struct ReadmeExampleTests {
         let yaml = String(afterMarker[start.upperBound..<end.lowerBound])
         let scenario = try ScenarioLoader.load(yaml: yaml, file: "README.md")
         #expect(scenario.challenges.count == 4)
+        let caseYAML = try Self.block(after: "A complete case with every key", in: readme)
+        let conformance = try #require(try ScenarioLoader.load(yaml: caseYAML, file: "README.md").conformance)
+        #expect(conformance.expectations.checks.count >= 5)
         for (section, keys) in ScenarioLoader.keys {
-            for key in keys {
-                #expect(yaml.contains("\(key):"), "README example lacks '\(key)' (\(section))")
+            let inCase = Self.caseSections.contains(section)
+            for key in keys where !(section == "scenario" && ["case", "expect"].contains(key)) {
+                #expect((inCase ? caseYAML : yaml).contains("\(key):"), "README example lacks '\(key)' (\(section))")
             }
         }
+        let profileYAML = try Self.block(after: "A complete client profile", in: readme)
+        _ = try ClientProfileLoader.load(yaml: profileYAML, file: "README.md")
+        for key in ClientProfileLoader.keys + ClientProfileLoader.argumentKeys {
+            #expect(profileYAML.contains("\(key):"), "README profile lacks '\(key)'")
+        }
+    }
+
+    /// The sections of `case:` and `expect:`, shown in the README's case example.
+    static let caseSections: Set<String> = ["case", "case.request", "case.give", "expect", "check", "pattern"]
+
+    static func block(after marker: String, in readme: String) throws -> String {
+        let found = try #require(readme.range(of: marker))
+        let after = readme[found.upperBound...]
+        let start = try #require(after.range(of: "```yaml\n"))
+        let end = try #require(after[start.upperBound...].range(of: "```"))
+        return String(after[start.upperBound..<end.lowerBound])
     }
 }

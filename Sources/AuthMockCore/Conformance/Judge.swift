@@ -86,8 +86,8 @@ public struct Judge: Sendable {
             let requests = entries.filter { $0.exchange > 0 }
             failures.append((
                 .fail,
-                "expected the client to finish; it was still running after \(Self.seconds(timeout)) and was killed — a hang or an endless retry (\(requests.count) request(s) reached the server)"
-                    + quote(requests.suffix(3), into: &quoted)
+                "expected the client to finish; it was still running after \(Self.seconds(timeout)) and was killed — a hang or an endless retry ("
+                    + (requests.isEmpty ? "no request reached the server)" : "\(requests.count) request(s) in the journal, the last:" + quote(requests.suffix(2), into: &quoted) + ")")
             ))
         } else if implemented {
             let ok = outcome.exitStatus == 0
