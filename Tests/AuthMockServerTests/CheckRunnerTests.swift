@@ -72,7 +72,7 @@ struct CheckRunnerTests {
         let command = ["curl", "-sS", "--fail", "--cacert", "{ca_file}", "-u", "{user}:{password}", "{url}"]
         let result = try only(try await check(command, "tls.pin-mismatch"))
         #expect(result.verdict == .fail)
-        #expect(result.findings.contains { $0.contains("sends no request line once the pin check fails") && $0.contains("→ 200 basic.ok") })
+        #expect(result.findings.contains { $0.contains("sends no request line once the pin check fails") && $0.contains("→ 200 public") })
         // With the pin, curl refuses before any request line: exit 90, CURLE_SSL_PINNEDPUBKEYNOTMATCH.
         let pinned = try only(try await check(command.dropLast() + ["--pinnedpubkey", "sha256//{pin_sha256}", "{url}"], "tls.pin-mismatch"))
         #expect(pinned.verdict == .pass)
