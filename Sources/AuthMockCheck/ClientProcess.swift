@@ -36,9 +36,13 @@ struct ClientProcess {
     /// Output kept per stream for the report: the end, where clients print their errors.
     static let tailBytes = 4096
 
-    /// Finds a program as a shell would: a path with a slash as it is, otherwise on PATH.
-    static func resolve(_ program: String, environment: [String: String]) -> String? {
-        if program.contains("/") { return FileManager.default.isExecutableFile(atPath: program) ? program : nil }
+    /// Finds a program as a shell would: a path with a slash as it is (relative to `directory`), otherwise
+    /// on PATH.
+    static func resolve(_ program: String, environment: [String: String], directory: String) -> String? {
+        if program.contains("/") {
+            let path = program.hasPrefix("/") ? program : URL(fileURLWithPath: directory).appendingPathComponent(program).path
+            return FileManager.default.isExecutableFile(atPath: path) ? path : nil
+        }
         for directory in (environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":") {
             let candidate = "\(directory)/\(program)"
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
@@ -46,8 +50,14 @@ struct ClientProcess {
         return nil
     }
 
-    static func run(_ arguments: [String], environment: [String: String], directory: URL, timeout: Double) async throws(LaunchError) -> Result {
-        guard let program = arguments.first, let path = resolve(program, environment: environment) else {
+    /// - Parameters:
+    ///   - directory: where the output files go.
+    ///   - workingDirectory: where the client runs; nil: authmock's own.
+    static func run(
+        _ arguments: [String], environment: [String: String], directory: URL, workingDirectory: String? = nil, timeout: Double
+    ) async throws(LaunchError) -> Result {
+        let workingDirectory = workingDirectory ?? FileManager.default.currentDirectoryPath
+        guard let program = arguments.first, let path = resolve(program, environment: environment, directory: workingDirectory) else {
             throw .notFound(arguments.first ?? "")
         }
         let stdoutURL = directory.appendingPathComponent("stdout")
@@ -58,7 +68,7 @@ struct ClientProcess {
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = Array(arguments.dropFirst())
         process.environment = environment
-        process.currentDirectoryURL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory)
         process.standardInput = FileHandle.nullDevice
         let out = try? FileHandle(forWritingTo: stdoutURL)
         let err = try? FileHandle(forWritingTo: stderrURL)

@@ -152,10 +152,11 @@ public enum Reports {
         lines.append("")
         lines.append("Verdicts: ✅ pass · ⚠️ non-strict (a SHOULD broken) · ℹ️ informational (client policy) · ➖ unimplemented · ❌ fail · 💥 error (runner) · ⏭ skip (feature not offered by the client).")
         lines.append("")
-        lines.append("| client | version | " + ["pass", "non-strict", "informational", "unimplemented", "fail", "skip"].joined(separator: " | ") + " |")
-        lines.append("|---|---|---|---|---|---|---|---|")
+        let columns: [CaseVerdict] = [.pass, .nonStrict, .informational, .unimplemented, .fail, .error, .skip]
+        lines.append("| client | version | " + columns.map(\.rawValue).joined(separator: " | ") + " |")
+        lines.append("|---|---|" + columns.map { _ in "---|" }.joined())
         for suite in suites {
-            let counts = [CaseVerdict.pass, .nonStrict, .informational, .unimplemented, .fail, .skip].map { String(suite.count($0)) }
+            let counts = columns.map { String(suite.count($0)) }
             lines.append("| \(suite.client) | \(cell(suite.version ?? "?")) | " + counts.joined(separator: " | ") + " |")
         }
         lines.append("")

@@ -17,8 +17,10 @@ public struct CaseReport: Sendable, Codable, Equatable {
     public var command: [String]?
     public var stdout: String?
     public var stderr: String?
-    /// The case's journal (up to ``CheckRunner/journalExcerpt`` entries).
+    /// The case's journal: the first ``CheckRunner/journalExcerpt`` entries and every entry a finding quotes.
     public var journal: [JournalEntry]
+    /// The seq of the entries the findings quote.
+    public var quoted: [Int]?
 }
 
 /// A client's run of a suite.
@@ -32,10 +34,11 @@ public struct SuiteReport: Sendable, Codable, Equatable {
 
     public func count(_ verdict: CaseVerdict) -> Int { cases.filter { $0.verdict == verdict }.count }
 
-    /// 0 when no case failed, 1 when one did, 2 when the runner could not judge a case.
+    /// 0 when no case failed, 1 when one did, 2 when the runner could not judge a case (that wins: the
+    /// run is then not a complete judgement).
     public var exitStatus: Int32 {
-        if cases.contains(where: { $0.verdict == .fail }) { return 1 }
         if cases.contains(where: { $0.verdict == .error }) { return 2 }
+        if cases.contains(where: { $0.verdict == .fail }) { return 1 }
         return 0
     }
 }
@@ -88,7 +91,7 @@ public struct CheckRunner: Sendable {
             } else {
                 report = await run(item, in: work.appendingPathComponent(String(format: "%03d", index)))
             }
-            report.journal = Array(report.journal.prefix(Self.journalExcerpt))
+            report.journal = Self.excerpt(report.journal, keeping: Set(report.quoted ?? []))
             progress(index + 1, cases.count, report)
             reports.append(report)
         }
@@ -132,7 +135,9 @@ public struct CheckRunner: Sendable {
         let timeout = definition.timeout ?? defaultTimeout
         let result: ClientProcess.Result
         do {
-            result = try await ClientProcess.run(command, environment: inputs.environment, directory: directory, timeout: timeout)
+            result = try await ClientProcess.run(
+                command, environment: inputs.environment, directory: directory, workingDirectory: profile.directory, timeout: timeout
+            )
         } catch {
             try? await server.shutdown()
             var report = Self.errorReport(item, "the client could not be run: \(error)")
@@ -156,6 +161,7 @@ public struct CheckRunner: Sendable {
             report.findings.append("the client made so many requests that the first \(evicted) journal entries were dropped; the judgement covers the last \(journal.count)")
         }
         report.observations = judgement.observations
+        report.quoted = judgement.quoted.isEmpty ? nil : judgement.quoted
         report.outcome = result.outcome
         report.command = command
         report.stdout = result.stdout
@@ -251,6 +257,11 @@ public struct CheckRunner: Sendable {
 
     // MARK: - Helpers
 
+    /// The first entries and every quoted one, in order.
+    static func excerpt(_ journal: [JournalEntry], keeping quoted: Set<Int>) -> [JournalEntry] {
+        journal.enumerated().filter { $0.offset < journalExcerpt || quoted.contains($0.element.seq) }.map(\.element)
+    }
+
     static func sha256Hex(_ bytes: [UInt8]) -> String {
         Judge.sha256Hex(bytes)
     }
@@ -258,7 +269,7 @@ public struct CheckRunner: Sendable {
     static func report(_ item: ConformanceCase, verdict: CaseVerdict) -> CaseReport {
         CaseReport(
             id: item.id, title: item.definition.title, reference: item.definition.reference, verdict: verdict, findings: [], observations: [],
-            outcome: nil, command: nil, stdout: nil, stderr: nil, journal: []
+            outcome: nil, command: nil, stdout: nil, stderr: nil, journal: [], quoted: nil
         )
     }
 
@@ -270,7 +281,9 @@ public struct CheckRunner: Sendable {
 
     func clientVersion(in directory: URL) async -> String? {
         guard let command = profile.versionCommand else { return nil }
-        let result = try? await ClientProcess.run(command, environment: ProcessInfo.processInfo.environment, directory: directory, timeout: 20)
+        let result = try? await ClientProcess.run(
+            command, environment: ProcessInfo.processInfo.environment, directory: directory, workingDirectory: profile.directory, timeout: 20
+        )
         guard let result, result.outcome.exitStatus == 0 else { return nil }
         let line = (result.stdout.isEmpty ? result.stderr : result.stdout).split(separator: "\n").first.map(String.init)
         // Only the name and number: `curl 7.88.1 (x86_64-pc-linux-gnu) libcurl/…` → `curl 7.88.1`.
@@ -281,7 +294,10 @@ public struct CheckRunner: Sendable {
         let prepareDirectory = directory.appendingPathComponent("prepare")
         try? FileManager.default.createDirectory(at: prepareDirectory, withIntermediateDirectories: true)
         do {
-            let result = try await ClientProcess.run(command, environment: ProcessInfo.processInfo.environment, directory: prepareDirectory, timeout: 600)
+            let result = try await ClientProcess.run(
+                command, environment: ProcessInfo.processInfo.environment, directory: prepareDirectory, workingDirectory: profile.directory,
+                timeout: 600
+            )
             guard result.outcome.exitStatus == 0 else {
                 let lastLine = result.stderr.split(separator: "\n").last.map(String.init) ?? ""
                 return "\(command.joined(separator: " ")) exited \(result.outcome.exitStatus.map(String.init) ?? "on a signal"): \(lastLine.suffix(300))"

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// `authmock`: play scripted authentication scenarios over HTTP.
 @main
@@ -11,6 +12,23 @@ struct AuthMock: AsyncParsableCommand {
         version: version,
         subcommands: [Serve.self, Validate.self, Certs.self, Check.self, Matrix.self]
     )
+
+    /// ArgumentParser's own entry point, except that usage errors exit 2 (as every authmock command
+    /// documents) instead of EX_USAGE (64).
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            guard exitCode(for: error) == .validationFailure else { exit(withError: error) }
+            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            Foundation.exit(2)
+        }
+    }
 }
 
 /// Exit status for a scenario file that cannot be used (distinct from 1, a failure while running).

@@ -56,17 +56,17 @@ extension AuthMock {
         @Argument(parsing: .postTerminator, help: "The client command, after --.")
         var command: [String] = []
 
-        func validate() throws {
-            guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
-            if !list {
-                guard (client == nil) != command.isEmpty else {
-                    throw ValidationError("give the client either as a command after -- or with --client, not both")
-                }
+        /// Usage problems exit 2, as documented (ArgumentParser's own would exit 64).
+        func usageProblem() -> String? {
+            guard timeout > 0 else { return "--timeout must be positive" }
+            if !list, (client == nil) == command.isEmpty {
+                return "give the client either as a command after -- or with --client (one of them)"
             }
             let unknown = skipFeatures.subtracting(CaseDefinition.knownFeatures)
             guard unknown.isEmpty else {
-                throw ValidationError("unknown feature(s) for --skip-feature: \(unknown.sorted().joined(separator: ", ")); known: \(CaseDefinition.knownFeatures.joined(separator: ", "))")
+                return "unknown feature(s) for --skip-feature: \(unknown.sorted().joined(separator: ", ")); known: \(CaseDefinition.knownFeatures.joined(separator: ", "))"
             }
+            return nil
         }
 
         var skipFeatures: Set<String> {
@@ -74,6 +74,10 @@ extension AuthMock {
         }
 
         func run() async throws {
+            if let problem = usageProblem() {
+                printError("authmock check: \(problem)")
+                throw ExitCode(2)
+            }
             let all: [ConformanceCase]
             do {
                 all = try Suite.load(directory: suite)
@@ -107,7 +111,7 @@ extension AuthMock {
                 printOut(Reports.progressLine(index: index, total: total, report: report, colour: colour))
             }
             let report = await runner.run(selected)
-            printOut(Reports.table(report, colour: colour))
+            // Files first: they are what CI keeps, whatever happens to stdout.
             do {
                 if let junit { try Data(Reports.junit(report).utf8).write(to: URL(fileURLWithPath: junit), options: .atomic) }
                 if let json { try Reports.json(report).write(to: URL(fileURLWithPath: json), options: .atomic) }
@@ -116,6 +120,7 @@ extension AuthMock {
                 printError("authmock check: cannot write a report: \(error)")
                 throw ExitCode(2)
             }
+            printOut(Reports.table(report, colour: colour))
             if report.exitStatus != 0 { throw ExitCode(report.exitStatus) }
         }
 
@@ -128,7 +133,10 @@ extension AuthMock {
                 return nil
             }
             do {
-                return try ClientProfileLoader.load(yaml: text, file: path)
+                var profile = try ClientProfileLoader.load(yaml: text, file: path)
+                // Commands run next to the profile, so that it can name its adapter by a relative path.
+                profile.directory = URL(fileURLWithPath: path).deletingLastPathComponent().standardizedFileURL.path
+                return profile
             } catch {
                 for diagnostic in error.diagnostics { printError(diagnostic.description) }
                 return nil

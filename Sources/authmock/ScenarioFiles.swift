@@ -24,6 +24,7 @@ func printError(_ text: String) {
     FileHandle.standardError.write(Data((text + "\n").utf8))
 }
 
+/// Writes a line to stdout; a reader that went away (`| head`) is not an error worth dying for.
 func printOut(_ text: String) {
-    FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    try? FileHandle.standardOutput.write(contentsOf: Data((text + "\n").utf8))
 }

@@ -13,6 +13,8 @@ struct CaseLoaderTests {
             password: wonderland
         challenges:
           - scheme: Digest
+        tls:
+          identity: ca-signed
         case:
           title: gives up on a wrong password
           reference: RFC 7616 §3.3
@@ -79,10 +81,66 @@ struct CaseLoaderTests {
         } catch {
             diagnostics = error.diagnostics.map(\.description)
         }
-        #expect(diagnostics.contains { $0.hasPrefix("test.yaml:11:") && $0.contains("feature 'digets' is not known — did you mean 'digest'?") })
+        #expect(diagnostics.contains { $0.hasPrefix("test.yaml:13:") && $0.contains("feature 'digets' is not known — did you mean 'digest'?") })
         #expect(diagnostics.contains { $0.contains("unknown key 'credential' in check.of — did you mean 'credentials'?") })
         #expect(diagnostics.contains { $0.contains("check.grade 'strict' is not known — expected one of: fail, non-strict, informational") })
         #expect(diagnostics.contains { $0.contains("a check takes one rule, found sequence, never") })
+    }
+
+    /// Checks that could never fail are refused: unknown verdicts, empty lists, HTTP fields on TLS
+    /// records, options on observations, inputs the scenario cannot give, links to absent listeners.
+    @Test func vacuousChecksAreRefused() throws {
+        let yaml = """
+            version: 1
+            name: v
+            users: [{name: alice, password: wonderland}]
+            challenges: [{scheme: Basic}]
+            resources:
+              - path: /
+                headers: {Location: "{second_url}x", Link: "{other_hosturl}"}
+            case:
+              title: t
+              give: {pin: right, proxy-password: wrong}
+            expect:
+              implemented: []
+              checks:
+                - that: a
+                  never: {verdict: basic.okk}
+                - that: b
+                  never: {status: []}
+                - that: c
+                  at-least: 1
+                  of: {kind: tls, credentials: any}
+                - that: d
+                  observe: schemes
+                  grade: fail
+            """
+        var messages: [String] = []
+        do {
+            _ = try ScenarioLoader.load(yaml: yaml, file: "v.yaml")
+            Issue.record("a vacuous case loaded")
+        } catch {
+            messages = error.diagnostics.map(\.message)
+        }
+        for expected in [
+            "verdict 'basic.okk' is not one the engine gives", "check.never.status is an empty list", "expect.implemented is an empty list",
+            "check.of.credentials never matches a TLS connection record", "`grade` has no effect on an observe check",
+            "case.give.pin cannot be given: the scenario has no tls: section", "case.give.proxy-password cannot be given: the scenario has no proxy users",
+            "{second_url} names the second port, which this scenario does not open", "{other_hosturl} is not a listener's name",
+        ] {
+            #expect(messages.contains(expected), "missing: \(expected) in \(messages)")
+        }
+    }
+
+    /// `Verdict.known` lists every verdict Verdict.swift declares, so case files can be checked against it.
+    @Test func knownVerdictsAreComplete() throws {
+        let source = try String(contentsOf: repositoryRoot.appendingPathComponent("Sources/AuthMockCore/Journal/Verdict.swift"), encoding: .utf8)
+        let declared = source.split(separator: "\n").compactMap { line -> String? in
+            guard line.contains("static let"), line.contains(": Verdict = \"") else { return nil }
+            return line.split(separator: "\"").dropFirst().first.map(String.init)
+        }
+        #expect(declared.count > 50)
+        #expect(Set(declared) == Set(Verdict.known.map(\.rawValue)))
     }
 
     /// `expect:` needs a `case:`, and a case needs something to expect.

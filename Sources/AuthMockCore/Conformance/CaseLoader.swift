@@ -2,7 +2,16 @@ internal import Yams
 
 /// Reads the `case:` and `expect:` sections of a scenario file, with the scenario loader's diagnostics.
 extension ScenarioReader {
-    func caseDefinition(case caseEntry: (key: Node, value: Node)?, expect expectEntry: (key: Node, value: Node)?) -> CaseDefinition? {
+    /// What the scenario offers, for checking that a case's `give:` can be given.
+    struct CaseContext {
+        var hasUsers: Bool
+        var tls: TLSSettings?
+        var proxyUsers: Bool
+    }
+
+    func caseDefinition(
+        case caseEntry: (key: Node, value: Node)?, expect expectEntry: (key: Node, value: Node)?, context: CaseContext
+    ) -> CaseDefinition? {
         switch (caseEntry, expectEntry) {
         case (nil, nil):
             return nil
@@ -28,7 +37,7 @@ extension ScenarioReader {
             }
             if let node = fields["timeout"] { definition.timeout = duration(node, "case.timeout") }
             if let node = fields["request"] { definition.request = caseRequest(node) }
-            if let node = fields["give"] { definition.give = caseInputs(node) }
+            if let node = fields["give"] { definition.give = caseInputs(node, context: context) }
             definition.expectations = expectations(expectEntry.value)
             return definition
         }
@@ -78,9 +87,20 @@ extension ScenarioReader {
         return Array(bytes.prefix(count))
     }
 
-    private func caseInputs(_ node: Node) -> CaseInputs {
+    private func caseInputs(_ node: Node, context: CaseContext) -> CaseInputs {
         var inputs = CaseInputs()
         guard let fields = mapping(node, "case.give", allowed: ScenarioLoader.keys["case.give"]!) else { return inputs }
+        // An input the scenario cannot provide would be silently ignored: say so instead.
+        let impossible: [(String, Bool, String)] = [
+            ("password", !context.hasUsers, "the scenario has no users"),
+            ("proxy-password", !context.proxyUsers, "the scenario has no proxy users"),
+            ("ca", context.tls == nil, "the scenario has no tls: section"),
+            ("pin", context.tls == nil, "the scenario has no tls: section"),
+            ("client-certificate", context.tls.map { $0.clientCertificate == .none } ?? true, "the scenario asks for no client certificate"),
+        ]
+        for (key, cannot, why) in impossible where cannot {
+            if let keyNode = fields.entries[key]?.key { report(keyNode, "case.give.\(key) cannot be given: \(why)", hint: "remove it, or add what it needs to the scenario") }
+        }
         if let node = fields["password"] { inputs.password = choice(node, "case.give.password", CaseInputs.Secret.self) ?? .right }
         if let node = fields["proxy-password"] { inputs.proxyPassword = choice(node, "case.give.proxy-password", CaseInputs.Secret.self) ?? .right }
         if let node = fields["ca"] { inputs.ca = bool(node, "case.give.ca") ?? true }
@@ -96,6 +116,7 @@ extension ScenarioReader {
         if let node = fields["implemented"] {
             // One pattern, or a list that must all match.
             if case .sequence(let items) = node {
+                if items.isEmpty { report(node, "expect.implemented is an empty list", hint: "give a pattern, or leave it out") }
                 expectations.implemented = items.compactMap { pattern($0, "expect.implemented") }
             } else if let single = pattern(node, "expect.implemented") {
                 expectations.implemented = [single]
@@ -137,6 +158,11 @@ extension ScenarioReader {
                 report(observeNode, "a check takes one rule, found \(rules.joined(separator: ", "))", hint: "split it into several checks")
                 return nil
             }
+            for key in ["grade", "after", "of"] {
+                if let keyNode = fields.entries[key]?.key {
+                    report(keyNode, "`\(key)` has no effect on an observe check", hint: "observations are always informational; remove it")
+                }
+            }
             guard let observation = choice(observeNode, "check.observe", Check.Observation.self) else { return nil }
             return Check(that: that, grade: .informational, rule: .observe(observation))
         }
@@ -173,16 +199,29 @@ extension ScenarioReader {
         if let node = fields["method"] { pattern.method = string(node, "\(what).method")?.uppercased() }
         if let node = fields["status"] {
             if case .sequence(let items) = node {
+                if items.isEmpty { report(node, "\(what).status is an empty list", hint: "give a status or a list of them") }
                 pattern.status = items.compactMap { int($0, "\(what).status", in: 100...599) }
             } else if let status = int(node, "\(what).status", in: 100...599) {
                 pattern.status = [status]
             }
         }
         if let node = fields["verdict"] {
-            if case .sequence(let items) = node {
-                pattern.verdict = items.compactMap { string($0, "\(what).verdict") }
-            } else if let verdict = string(node, "\(what).verdict") {
-                pattern.verdict = [verdict]
+            let items: [Node]
+            if case .sequence(let list) = node {
+                if list.isEmpty { report(node, "\(what).verdict is an empty list", hint: "give a verdict or a list of them") }
+                items = Array(list)
+            } else {
+                items = [node]
+            }
+            let known = Verdict.known.map(\.rawValue)
+            pattern.verdict = items.compactMap { item in
+                guard let name = string(item, "\(what).verdict") else { return nil }
+                // A name no verdict has (or a prefix none starts with) would make the check vacuous.
+                let exists = name.hasSuffix("*") ? known.contains { $0.hasPrefix(name.dropLast()) } : known.contains(name)
+                if !exists {
+                    report(item, "verdict '\(name)' is not one the engine gives", hint: Suggestion.hint(for: name, in: known, noun: "verdicts"))
+                }
+                return name
             }
         }
         if let node = fields["credentials"], let text = string(node, "\(what).credentials") {
@@ -208,6 +247,15 @@ extension ScenarioReader {
         if let node = fields["body"] { pattern.body = choice(node, "\(what).body", EntryPattern.Body.self) }
         if let node = fields["nonce-reused"] { pattern.nonceReused = bool(node, "\(what).nonce-reused") }
         if let node = fields["leak"] { pattern.leak = bool(node, "\(what).leak") }
+        if pattern.kind == .tls {
+            // TLS connection records carry no HTTP fields: such a pattern would match nothing.
+            let httpOnly = ["hop", "method", "status", "credentials", "algorithm", "qop", "userhash", "authority", "body", "nonce-reused", "leak"]
+            for key in httpOnly {
+                if let keyNode = fields.entries[key]?.key {
+                    report(keyNode, "\(what).\(key) never matches a TLS connection record", hint: "TLS records have a verdict and tls; drop kind: tls or this key")
+                }
+            }
+        }
         return diagnostics.count == before ? pattern : nil
     }
 }

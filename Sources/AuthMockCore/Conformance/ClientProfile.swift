@@ -27,6 +27,9 @@ public struct ClientProfile: Sendable, Equatable {
     public var arguments: [ConditionalArguments]
     /// Appended once per fetch (`repeat × parallel` times), after everything else: URLs for curl and wget.
     public var perFetch: [String]
+    /// Where the commands run (and relative program paths are found): the profile file's directory, so
+    /// that a profile names its adapter next to it wherever authmock is started. nil: the current one.
+    public var directory: String?
 
     public init(
         name: String, description: String = "", versionCommand: [String]? = nil, prepare: [String]? = nil, skipFeatures: [String] = [],

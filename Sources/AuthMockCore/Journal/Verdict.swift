@@ -99,4 +99,18 @@ public struct Verdict: RawRepresentable, Sendable, Hashable, Codable, CustomStri
     /// qop=auth-int announced, but the response was computed without the body's hash in A2.
     public static let digestAuthIntWithoutBody: Verdict = "digest.auth-int-without-body"
     public static let digestNCReplay: Verdict = "digest.nc-replay"
+
+    /// Every verdict the engine gives, for checking the names case files use (a test keeps it complete).
+    public static let known: [Verdict] = [
+        .noCredentials, .publicResource, .notFound, .malformedRequest, .headersTooLarge, .bodyTooLarge, .tlsOK, .tlsNoRequest,
+        .tlsHandshakeFailed, .ntlmNegotiate, .ntlmOK, .ntlmConnectionAuthenticated, .ntlmMalformed, .ntlmUnknownUser,
+        .ntlmWrongPassword, .ntlmWrongDomain, .ntlmV1Refused, .ntlmConnectionChanged, .ntlmNoChallenge, .ntlmAnonymous,
+        .negotiateKerberosUnsupported, .proxyTargetRefused, .proxyBadTarget, .credentialStalePassword, .credentialLocked,
+        .userPasswordChanged, .userLocked, .userUnlocked, .userRemoved, .duplicateAuthorization, .malformedAuthorization,
+        .schemeNotOffered, .basicOK, .basicMalformed, .basicUnknownUser, .basicBadPassword, .basicWrongCharset, .digestOK,
+        .digestMalformed, .digestURIMismatch, .digestWrongRealm, .digestAlgorithmNotOffered, .digestQOPNotOffered,
+        .digestQOPMissing, .digestUnknownNonce, .digestNonceAlgorithmMismatch, .digestOpaqueMismatch, .digestUserhashNotOffered,
+        .digestUnknownUser, .digestBadResponse, .digestAlgorithmSubstituted, .digestStaleNonce, .digestAuthIntWithoutBody,
+        .digestNCReplay,
+    ]
 }

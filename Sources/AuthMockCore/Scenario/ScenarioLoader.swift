@@ -267,7 +267,11 @@ final class ScenarioReader {
         let timeline = fields["timeline"].map { timelineSteps($0, users: users) } ?? []
         let proxy = fields["proxy"].flatMap(proxySettings)
         let secondPort = fields["second-port"].flatMap { bool($0, "second-port") } ?? false
-        let conformance = caseDefinition(case: fields.entries["case"], expect: fields.entries["expect"])
+        let conformance = caseDefinition(
+            case: fields.entries["case"], expect: fields.entries["expect"],
+            context: CaseContext(hasUsers: !users.isEmpty, tls: tls, proxyUsers: !(proxy?.users.isEmpty ?? true))
+        )
+        if let node = fields["resources"] { checkLinks(node, secondPort: secondPort, plainHTTP: tls?.plainHTTP == true) }
 
         // Rules that span sections (skipped where a section's own errors already explain the gap).
         if resources.contains(where: \.protected), challenges.isEmpty, !challengesHadErrors {
@@ -282,6 +286,37 @@ final class ScenarioReader {
             nonce: nonce, unauthorized: unauthorized, resources: resources, tls: tls, timeline: timeline, proxy: proxy,
             conformance: conformance, secondPort: secondPort
         )
+    }
+
+    /// `{name}` in resource headers must name a listener the scenario has; otherwise a redirect would
+    /// point nowhere and a client would be blamed for it.
+    func checkLinks(_ resourcesNode: Node, secondPort: Bool, plainHTTP: Bool) {
+        guard case .sequence(let items) = resourcesNode else { return }
+        for item in items {
+            guard case .mapping(let resource) = item, let headersNode = resource["headers"], case .mapping(let headers) = headersNode else { continue }
+            for (_, valueNode) in headers {
+                guard case .scalar(let scalar) = valueNode else { continue }
+                var rest = Substring(scalar.string)
+                while let open = rest.firstIndex(of: "{") {
+                    let after = rest[rest.index(after: open)...]
+                    guard let close = after.firstIndex(of: "}") else { break }
+                    let name = String(after[..<close])
+                    rest = after[after.index(after: close)...]
+                    switch name {
+                    case "second_url" where !secondPort:
+                        report(valueNode, "{second_url} names the second port, which this scenario does not open", hint: "add `second-port: true`")
+                    case "http_url" where !plainHTTP:
+                        report(valueNode, "{http_url} names the plain-HTTP listener, which this scenario does not open", hint: "add `plain-http: true` under tls:")
+                    case _ where Engine.linkNames.contains(name):
+                        break
+                    default:
+                        if let close = Suggestion.closest(to: name, in: Engine.linkNames) {
+                            report(valueNode, "{\(name)} is not a listener's name", hint: "did you mean {\(close)}? (known: \(Engine.linkNames.map { "{\($0)}" }.joined(separator: ", ")))")
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// Control characters other than tab, which HTTP forbids in header values (RFC 9110 §5.5).
