@@ -386,6 +386,10 @@ final class EngineCore: Sendable {
         locked.withLockedValue { body(&$0.engine) }
     }
 
+    func challengesBeforeBody(_ request: Request) -> Bool {
+        locked.withLockedValue { $0.engine.challengesBeforeBody(request) }
+    }
+
     func handle(_ request: Request) -> Exchange {
         // The proxy's users are changed at /_authmock/proxy/users…, by the proxy's engine.
         if request.path.hasPrefix(Engine.controlPrefix + "proxy/users") {

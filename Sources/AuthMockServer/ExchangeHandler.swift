@@ -25,6 +25,9 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case receiving(HTTPRequestHead, tooLarge: Bool)
         /// A protocol error was answered; the connection is closing and further parts are ignored.
         case failed
+        /// A request was answered before its body (a challenge instead of 100 Continue): the body, if the
+        /// client sends it, is read and dropped, then the connection closes (RFC 9110 §10.1.1).
+        case discarding
     }
 
     private let connectionID: UInt64
@@ -107,6 +110,15 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             // Answer the interim response (HTTP/1.1 only, RFC 9110 §10.1.1) so clients that wait for it
             // send their body at once, unless the body is already known to be refused.
             if head.version.major == 1, head.version.minor >= 1, !tooLarge, head.headers["expect"].contains(where: { $0.lowercased() == "100-continue" }) {
+                if proxy == nil, core.challengesBeforeBody(makeRequest(head, body: [])) {
+                    // The challenge instead of 100 Continue: the client need not send a body it must repeat.
+                    exchanges += 1
+                    var exchange = core.handle(makeRequest(head, body: []))
+                    exchange.response.closeConnection = true
+                    state = .discarding
+                    write(exchange.response, for: head, context: context, closeAfter: false)
+                    return
+                }
                 context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .continue))), promise: nil)
             }
         case (.body(var buffer), .receiving(let head, let tooLarge)):
@@ -151,8 +163,11 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
                     handler.write(exchange.response, for: head, context: context)
                 }
             }
+        case (.end, .discarding):
+            state = .failed
+            context.close(promise: nil)
         case (.body, _), (.end, _):
-            // Parts without a head cannot come from NIO's decoder; ignore rather than trap.
+            // A body answered early is dropped; parts without a head cannot come from NIO's decoder.
             return
         }
     }
@@ -169,6 +184,12 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         if case .failed = state { return }
+        if case .discarding = state {
+            // The client gave up the body of a request already answered and closed: nothing to journal.
+            state = .failed
+            context.close(promise: nil)
+            return
+        }
         let partial: Request?
         if case .receiving(let head, _) = state {
             partial = makeRequest(head, body: [])
@@ -319,7 +340,9 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         ConnectionInfo(id: connectionID, exchange: exchanges, remote: remote, tls: isTLS ? (tlsFacts ?? TLSFacts()) : nil)
     }
 
-    private func write(_ response: Response, for request: HTTPRequestHead, context: ChannelHandlerContext) {
+    /// - Parameter closeAfter: false keeps a `Connection: close` response's connection open until the
+    ///   request's body has been read (see ``State/discarding``).
+    private func write(_ response: Response, for request: HTTPRequestHead, context: ChannelHandlerContext, closeAfter: Bool = true) {
         var headers = HTTPHeaders(response.headers.map { ($0.name, $0.value) })
         if response.chunked, request.version != .http1_0 {
             headers.remove(name: "Content-Length")
@@ -347,7 +370,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: piece)))), promise: nil)
             }
         }
-        if keepAlive {
+        if keepAlive || !closeAfter {
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         } else {
             let channel = context.channel

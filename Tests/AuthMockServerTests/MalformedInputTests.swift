@@ -51,15 +51,28 @@ struct MalformedInputTests {
         }
     }
 
-    /// Expect: 100-continue is answered before the body is read, then the request is decided as usual.
+    /// Expect: 100-continue with credentials is answered before the body is read, then decided as usual;
+    /// without credentials on a protected path the challenge comes instead of 100 Continue, the body is
+    /// read and dropped, and the connection closes.
     @Test func expectContinue() async throws {
         try await withServer(try shipped("basic.yaml")) { server in
+            let credentials = "Authorization: Basic " + Data("alice:wonderland".utf8).base64EncodedString()
             let response = try rawExchange(
-                port: server.port, Array("POST / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi".utf8)
+                port: server.port,
+                Array("POST / HTTP/1.1\r\nHost: x\r\n\(credentials)\r\nExpect: 100-continue\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi".utf8)
             )
             #expect(response.hasPrefix("HTTP/1.1 100 Continue\r\n"))
-            #expect(response.contains("HTTP/1.1 401 "))
+            #expect(response.contains("HTTP/1.1 200 "))
             #expect(server.journal.last?.bodyBytes == 2)
+
+            let challenged = try rawExchange(
+                port: server.port, Array("POST / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\nhi".utf8)
+            )
+            #expect(challenged.hasPrefix("HTTP/1.1 401 "))
+            #expect(!challenged.contains("100 Continue"))
+            #expect(challenged.lowercased().contains("connection: close"))
+            #expect(server.journal.last?.verdict == .noCredentials)
+            #expect(server.journal.last?.bodyBytes == 0)
         }
     }
 

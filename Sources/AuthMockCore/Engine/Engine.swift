@@ -105,6 +105,17 @@ public struct Engine: Sendable {
         return Exchange(response: decision.response, entry: entry, events: events, actions: actions, authenticatedUser: decision.authenticatedUser)
     }
 
+    /// Whether the request will be challenged whatever its body: a protected resource, no credentials and
+    /// no NTLM-authenticated connection. The shell then answers `Expect: 100-continue` with the challenge
+    /// instead of `100 Continue` (RFC 9110 §10.1.1 allows it; Apache and IIS do it), so that clients meet
+    /// the case where the body they held back must be sent again with their credentials.
+    public func challengesBeforeBody(_ request: Request) -> Bool {
+        guard !request.path.hasPrefix(Self.controlPrefix), let resource = scenario.resource(forPath: request.path), resource.protected else {
+            return false
+        }
+        return request.headers.values(role.credentialsHeader).isEmpty && ntlmUser(on: request.connection.id) == nil
+    }
+
     /// Records a TLS connection when it closes: its handshake, and whether any request arrived on it.
     ///
     /// - Parameters:
