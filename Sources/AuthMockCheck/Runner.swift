@@ -152,7 +152,7 @@ public struct CheckRunner: Sendable {
 
         let judge = Judge(
             expectations: definition.expectations, authority: inputs.authority,
-            bodySHA256: definition.request.body.map(Self.sha256Hex), timeout: timeout
+            bodySHA256: definition.request.body.map(Judge.sha256Hex), timeout: timeout
         )
         let judgement = judge.judge(journal, outcome: result.outcome)
         var report = Self.report(item, verdict: judgement.verdict)
@@ -260,10 +260,6 @@ public struct CheckRunner: Sendable {
     /// The first entries and every quoted one, in order.
     static func excerpt(_ journal: [JournalEntry], keeping quoted: Set<Int>) -> [JournalEntry] {
         journal.enumerated().filter { $0.offset < journalExcerpt || quoted.contains($0.element.seq) }.map(\.element)
-    }
-
-    static func sha256Hex(_ bytes: [UInt8]) -> String {
-        Judge.sha256Hex(bytes)
     }
 
     static func report(_ item: ConformanceCase, verdict: CaseVerdict) -> CaseReport {

@@ -110,10 +110,12 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             // Answer the interim response (HTTP/1.1 only, RFC 9110 §10.1.1) so clients that wait for it
             // send their body at once, unless the body is already known to be refused.
             if head.version.major == 1, head.version.minor >= 1, !tooLarge, head.headers["expect"].contains(where: { $0.lowercased() == "100-continue" }) {
-                if proxy == nil, core.challengesBeforeBody(makeRequest(head, body: [])) {
+                var early = makeRequest(head, body: [])
+                if proxy == nil, core.challengesBeforeBody(early) {
                     // The challenge instead of 100 Continue: the client need not send a body it must repeat.
                     exchanges += 1
-                    var exchange = core.handle(makeRequest(head, body: []))
+                    early.connection.exchange = exchanges
+                    var exchange = core.handle(early)
                     exchange.response.closeConnection = true
                     state = .discarding
                     write(exchange.response, for: head, context: context, closeAfter: false)

@@ -74,13 +74,7 @@ struct CaseLoaderTests {
             .replacingOccurrences(of: "features: [digest, body]", with: "features: [digets]")
             .replacingOccurrences(of: "of: {credentials: Digest, algorithm: MD5}", with: "of: {credential: Digest}")
             .replacingOccurrences(of: "grade: non-strict", with: "grade: strict\n      never: {}")
-        var diagnostics: [String] = []
-        do {
-            _ = try ScenarioLoader.load(yaml: broken, file: "test.yaml")
-            Issue.record("a broken case loaded")
-        } catch {
-            diagnostics = error.diagnostics.map(\.description)
-        }
+        let diagnostics = AuthMockCoreTests.diagnostics(file: "test.yaml", broken)
         #expect(diagnostics.contains { $0.hasPrefix("test.yaml:13:") && $0.contains("feature 'digets' is not known — did you mean 'digest'?") })
         #expect(diagnostics.contains { $0.contains("unknown key 'credential' in check.of — did you mean 'credentials'?") })
         #expect(diagnostics.contains { $0.contains("check.grade 'strict' is not known — expected one of: fail, non-strict, informational") })

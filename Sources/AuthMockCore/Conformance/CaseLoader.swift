@@ -25,16 +25,7 @@ extension ScenarioReader {
             guard let fields = mapping(caseEntry.value, "case", allowed: ScenarioLoader.keys["case"]!, required: ["title"]) else { return nil }
             var definition = CaseDefinition(title: fields["title"].flatMap { string($0, "case.title") } ?? "")
             definition.reference = fields["reference"].flatMap { string($0, "case.reference") }
-            if let node = fields["features"], let items = sequence(node, "case.features") {
-                for item in items {
-                    guard let feature = string(item, "a feature") else { continue }
-                    if CaseDefinition.knownFeatures.contains(feature) {
-                        definition.features.append(feature)
-                    } else {
-                        report(item, "feature '\(feature)' is not known", hint: Suggestion.hint(for: feature, in: CaseDefinition.knownFeatures, noun: "features"))
-                    }
-                }
-            }
+            if let node = fields["features"] { definition.features = features(node, "case.features") }
             if let node = fields["timeout"] { definition.timeout = duration(node, "case.timeout") }
             if let node = fields["request"] { definition.request = caseRequest(node) }
             if let node = fields["give"] { definition.give = caseInputs(node, context: context) }

@@ -110,21 +110,7 @@ public enum ClientProfileLoader {
     public static let conditions = ClientProfile.placeholders.filter { $0 != "url" && $0 != "case" }
 
     public static func load(yaml text: String, file: String) throws(ScenarioLoadError) -> ClientProfile {
-        let reader = ScenarioReader(file: file)
-        let root: Node?
-        do {
-            root = try Yams.compose(yaml: text)
-        } catch {
-            throw ScenarioLoadError(diagnostics: [reader.diagnostic(forYAMLError: error, text: text)])
-        }
-        guard let root, let profile = reader.clientProfile(root), reader.diagnostics.isEmpty else {
-            throw ScenarioLoadError(
-                diagnostics: reader.diagnostics.isEmpty
-                    ? [ScenarioDiagnostic(file: file, line: 1, column: 1, message: "the file holds no client profile", hint: "start with `name:` and `command:`")]
-                    : reader.diagnostics
-            )
-        }
-        return profile
+        try ScenarioReader(file: file).read(text, empty: ("the file holds no client profile", "start with `name:` and `command:`"), ScenarioReader.clientProfile)
     }
 }
 
@@ -139,16 +125,7 @@ extension ScenarioReader {
         profile.versionCommand = fields["version"].flatMap { words($0, "version") }
         profile.prepare = fields["prepare"].flatMap { words($0, "prepare") }
         profile.notes = fields["notes"].flatMap { string($0, "notes", allowEmpty: true) }
-        if let node = fields["skip-features"], let items = sequence(node, "skip-features") {
-            for item in items {
-                guard let feature = string(item, "a feature") else { continue }
-                if CaseDefinition.knownFeatures.contains(feature) {
-                    profile.skipFeatures.append(feature)
-                } else {
-                    report(item, "feature '\(feature)' is not known", hint: Suggestion.hint(for: feature, in: CaseDefinition.knownFeatures, noun: "features"))
-                }
-            }
-        }
+        if let node = fields["skip-features"] { profile.skipFeatures = features(node, "skip-features") }
         if let node = fields["args"], let items = sequence(node, "args") {
             for item in items {
                 guard let argument = mapping(item, "an args item", allowed: ClientProfileLoader.argumentKeys, required: ["when", "add"]) else { continue }
@@ -166,16 +143,11 @@ extension ScenarioReader {
         guard let items = sequence(node, what) else { return nil }
         let words = items.compactMap { string($0, "an argument of \(what)", allowEmpty: true) }
         for (item, word) in zip(items, words) {
-            var rest = Substring(word)
-            while let open = rest.firstIndex(of: "{") {
-                let after = rest[rest.index(after: open)...]
-                guard let close = after.firstIndex(of: "}") else { break }
-                let name = String(after[..<close])
-                // Other braces pass through untouched (curl's -w '%{http_code}'); only near-misses are typos.
-                if !ClientProfile.placeholders.contains(name), let known = Suggestion.closest(to: name, in: ClientProfile.placeholders) {
+            // Other braces pass through untouched (curl's -w '%{http_code}'); only near-misses are typos.
+            for name in Self.placeholderNames(in: word) where !ClientProfile.placeholders.contains(name) {
+                if let known = Suggestion.closest(to: name, in: ClientProfile.placeholders) {
                     report(item, "placeholder {\(name)} is not known", hint: "did you mean {\(known)}?")
                 }
-                rest = after[after.index(after: close)...]
             }
         }
         return words.count == items.count ? words : nil

@@ -280,8 +280,8 @@ public struct Judge: Sendable {
         if let scheme = entry.credentials?.scheme, !scheme.isEmpty { return scheme }
         let header = entry.hop == "proxy" ? "proxy-authorization" : "authorization"
         guard let value = entry.headers.first(where: { $0.name.lowercased() == header })?.value else { return nil }
-        let scheme = value.trimmingCharacters(in: .whitespaces).prefix { !$0.isWhitespace }
-        return scheme.isEmpty ? "(empty)" : String(scheme)
+        let scheme = Engine.leadingToken(value)
+        return scheme.isEmpty ? "(empty)" : scheme
     }
 
     static func verdict(_ name: String, matches pattern: String) -> Bool {

@@ -19,26 +19,10 @@ internal import Yams
 public enum ScenarioLoader {
     /// Parses and validates scenario text; `file` names it in diagnostics.
     public static func load(yaml text: String, file: String) throws(ScenarioLoadError) -> Scenario {
-        let reader = ScenarioReader(file: file)
-        let root: Node?
-        do {
-            root = try Yams.compose(yaml: text)
-        } catch {
-            throw ScenarioLoadError(diagnostics: [reader.diagnostic(forYAMLError: error, text: text)])
-        }
-        guard let root else {
-            throw ScenarioLoadError(diagnostics: [
-                ScenarioDiagnostic(
-                    file: file, line: 1, column: 1, message: "the file holds no scenario",
-                    hint: "start with `version: 1` and `name: …`, then users, challenges and resources"
-                )
-            ])
-        }
-        let scenario = reader.scenario(root)
-        guard reader.diagnostics.isEmpty, let scenario else {
-            throw ScenarioLoadError(diagnostics: reader.diagnostics)
-        }
-        return scenario
+        try ScenarioReader(file: file).read(
+            text, empty: ("the file holds no scenario", "start with `version: 1` and `name: …`, then users, challenges and resources"),
+            ScenarioReader.scenario
+        )
     }
 
     /// The keys the loader accepts, by section: the single source for the docs and the schema test.
@@ -79,6 +63,52 @@ final class ScenarioReader {
     var diagnostics: [ScenarioDiagnostic] = []
 
     init(file: String) { self.file = file }
+
+    /// Composes `text` and reads its root with `read`. Every problem is thrown at once, and a file with
+    /// any problem yields nothing; `empty` says what to write when there is nothing to read.
+    func read<T>(_ text: String, empty: (message: String, hint: String), _ read: (ScenarioReader) -> (Node) -> T?) throws(ScenarioLoadError) -> T {
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: text)
+        } catch {
+            throw ScenarioLoadError(diagnostics: [diagnostic(forYAMLError: error, text: text)])
+        }
+        guard let root, let value = read(self)(root), diagnostics.isEmpty else {
+            throw ScenarioLoadError(
+                diagnostics: diagnostics.isEmpty
+                    ? [ScenarioDiagnostic(file: file, line: 1, column: 1, message: empty.message, hint: empty.hint)] : diagnostics
+            )
+        }
+        return value
+    }
+
+    /// A list of client features (`case.features`, a profile's `skip-features`), each one the runner knows.
+    func features(_ node: Node, _ what: String) -> [String] {
+        guard let items = sequence(node, what) else { return [] }
+        var features: [String] = []
+        for item in items {
+            guard let feature = string(item, "a feature") else { continue }
+            if CaseDefinition.knownFeatures.contains(feature) {
+                features.append(feature)
+            } else {
+                report(item, "feature '\(feature)' is not known", hint: Suggestion.hint(for: feature, in: CaseDefinition.knownFeatures, noun: "features"))
+            }
+        }
+        return features
+    }
+
+    /// The names of the `{name}` placeholders in a text, in order (braces without a closing one end it).
+    static func placeholderNames(in text: String) -> [String] {
+        var names: [String] = []
+        var rest = Substring(text)
+        while let open = rest.firstIndex(of: "{") {
+            let after = rest[rest.index(after: open)...]
+            guard let close = after.firstIndex(of: "}") else { break }
+            names.append(String(after[..<close]))
+            rest = after[after.index(after: close)...]
+        }
+        return names
+    }
 
     // MARK: - Diagnostics
 
@@ -296,12 +326,7 @@ final class ScenarioReader {
             guard case .mapping(let resource) = item, let headersNode = resource["headers"], case .mapping(let headers) = headersNode else { continue }
             for (_, valueNode) in headers {
                 guard case .scalar(let scalar) = valueNode else { continue }
-                var rest = Substring(scalar.string)
-                while let open = rest.firstIndex(of: "{") {
-                    let after = rest[rest.index(after: open)...]
-                    guard let close = after.firstIndex(of: "}") else { break }
-                    let name = String(after[..<close])
-                    rest = after[after.index(after: close)...]
+                for name in Self.placeholderNames(in: scalar.string) {
                     switch name {
                     case "second_url" where !secondPort:
                         report(valueNode, "{second_url} names the second port, which this scenario does not open", hint: "add `second-port: true`")

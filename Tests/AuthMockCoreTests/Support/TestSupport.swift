@@ -42,6 +42,7 @@ struct Harness {
         return engine.handle(request, now: now, random: &random)
     }
 
+    @discardableResult
     mutating func send(authorization: String, _ method: String = "GET", _ target: String = "/", body: [UInt8] = []) -> Exchange {
         send(method, target, headers: [HeaderField("Authorization", authorization)], body: body)
     }
