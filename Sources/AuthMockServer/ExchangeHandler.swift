@@ -199,6 +199,21 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             partial = nil
         }
         exchanges += 1
+        // The connection ended (the client left, or shutdown closed it) in the middle of a request: journal
+        // the half request, but write nothing — nobody reads it, and a quiesced pipeline must not be written to.
+        if parserError == .invalidEOFState {
+            let detail = partial == nil
+                ? "the connection closed before the request head was complete"
+                : "the connection closed before the request body was complete"
+            if proxy != nil {
+                _ = core.rejectProxy(partial ?? Request(method: "", target: "", connection: connectionInfo), status: 400, verdict: .malformedRequest, detail: detail)
+            } else {
+                _ = core.reject(partial: partial, connection: connectionInfo, status: 400, verdict: .malformedRequest, detail: detail)
+            }
+            state = .failed
+            context.close(promise: nil)
+            return
+        }
         let exchange: Exchange
         if proxy != nil {
             let oversized = parserError == .headerOverflow

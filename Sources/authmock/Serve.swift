@@ -70,6 +70,8 @@ extension AuthMock {
         }
 
         func run() async throws {
+            // First of all, so that a SIGTERM sent while the scenario loads still ends in a clean exit 0.
+            let signals = TerminationSignals()
             guard let scenario = ScenarioFiles.load(self.scenario) else { throw exitInvalidScenario }
             let level = logLevel
             LoggingSystem.bootstrap { label in
@@ -95,7 +97,6 @@ extension AuthMock {
                 plainHTTPPort: httpPort, proxyPort: proxyPort
             )
             let server = AuthMockServer(scenario: scenario, configuration: configuration, logger: Logger(label: "authmock"))
-            let signals = TerminationSignals()
             do {
                 try await server.start()
             } catch {

@@ -48,6 +48,22 @@ struct ShutdownTests {
         #expect(ContinuousClock.now - start < .seconds(5))
         #expect(client.readToEnd().hasPrefix("HTTP/1.1 200 "))
     }
+
+    /// A client that sent half a request head when shutdown began: the connection is closed after the
+    /// grace period and the half request journaled, without writing to a quiesced pipeline (which NIO
+    /// traps on in debug builds — found by the pytest recipe sending SIGTERM to `authmock serve`).
+    @Test func aHalfSentRequestHeadDoesNotCrashShutdown() async throws {
+        let server = AuthMockServer(scenario: try shipped("basic.yaml"), configuration: ServerConfiguration(port: 0, shutdownGracePeriod: .milliseconds(200)))
+        try await server.start()
+        let client = try RawConnection(port: server.port)
+        try client.send("GET / HTTP/1.1\r\nHost: x\r\n")
+        try await Task.sleep(for: .milliseconds(100))
+        try await server.shutdown()
+        #expect(client.readToEnd() == "")
+        let last = try #require(server.journal.last)
+        #expect(last.verdict == .malformedRequest)
+        #expect(last.detail?.contains("before the request head was complete") == true)
+    }
 }
 
 
