@@ -12,6 +12,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "authmock", targets: ["authmock"]),
+        // authmock as a fixture in other packages' tests: start a scenario on a free port, drive it, inspect it.
+        .library(name: "AuthMock", targets: ["AuthMock"]),
         .library(name: "AuthMockCore", targets: ["AuthMockCore"]),
         .library(name: "AuthMockServer", targets: ["AuthMockServer"]),
         .library(name: "AuthMockCertificates", targets: ["AuthMockCertificates"]),
@@ -76,6 +78,16 @@ let package = Package(
             dependencies: ["AuthMockCore", "AuthMockCertificates", "AuthMockServer"],
             swiftSettings: swiftSettings
         ),
+        // The fixture library: a thin, test-friendly face on AuthMockServer (no second implementation).
+        .target(
+            name: "AuthMock",
+            dependencies: [
+                "AuthMockCore",
+                "AuthMockServer",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "authmock",
             dependencies: [
@@ -91,6 +103,11 @@ let package = Package(
         .testTarget(
             name: "AuthMockCoreTests",
             dependencies: ["AuthMockCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "AuthMockTests",
+            dependencies: ["AuthMock"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

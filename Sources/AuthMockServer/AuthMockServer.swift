@@ -325,9 +325,29 @@ public final class AuthMockServer: Sendable {
         return true
     }
 
-    /// Clears the journal and nonce state, as `POST /_authmock/reset` does.
+    /// Clears the journal and nonce state and restores the scenario's users, as `POST /_authmock/reset` does.
     public func reset() {
-        core.withEngine { $0.reset() }
+        core.reset()
+    }
+
+    /// The origin's users as they are now: passwords changed by the timeline or the control endpoint
+    /// show their new value; removed users are left out.
+    public var users: [User] {
+        core.withEngine { $0.currentUsers }
+    }
+
+    /// Changes a user of the origin's scenario (new password, lock, unlock, remove) and journals it,
+    /// as `POST /_authmock/users/{name}` does. Returns false when there is no such user.
+    @discardableResult
+    public func changeUser(_ name: String, _ action: TimelineStep.Action, reason: String = "changed by the host") -> Bool {
+        core.changeUser(name, action, reason: reason)
+    }
+
+    /// Calls `observer` with every journal entry once it is decided, in `seq` order, while the engine's
+    /// lock is held: keep it short (append to a queue, resume a continuation) and never call back into
+    /// the server from it.
+    public func setJournalObserver(_ observer: (@Sendable (JournalEntry) -> Void)?) {
+        core.setObserver(observer)
     }
 
     /// Replaces the TLS leaf for new connections, as `POST /_authmock/tls/rotate` does.
@@ -363,7 +383,19 @@ final class EngineCore: Sendable {
     }
 
     private let locked: NIOLockedValueBox<Locked>
-    private let journalFile = NIOLockedValueBox<JournalFile?>(nil)
+    /// Where decided entries go besides memory: the journal file and an observer (the fixture library's
+    /// `takeRequest`). Both are fed while the engine lock is held, so they see entries in `seq` order.
+    private let sinks = NIOLockedValueBox(Sinks())
+
+    private struct Sinks {
+        var file: JournalFile?
+        var observer: (@Sendable (JournalEntry) -> Void)?
+
+        func deliver(_ entry: JournalEntry) {
+            file?.append(entry)
+            observer?(entry)
+        }
+    }
     let clock: @Sendable () -> Date
 
     init(scenario: Scenario, configuration: ServerConfiguration) {
@@ -379,7 +411,29 @@ final class EngineCore: Sendable {
     }
 
     func setJournalFile(_ file: JournalFile?) {
-        journalFile.withLockedValue { $0 = file }
+        sinks.withLockedValue { $0.file = file }
+    }
+
+    func setObserver(_ observer: (@Sendable (JournalEntry) -> Void)?) {
+        sinks.withLockedValue { $0.observer = observer }
+    }
+
+    /// Changes a user of the origin's scenario, as `POST /_authmock/users/{name}` does.
+    func changeUser(_ name: String, _ action: TimelineStep.Action, reason: String) -> Bool {
+        let now = clock()
+        let sinks = sinks.withLockedValue { $0 }
+        return locked.withLockedValue {
+            guard let entry = $0.engine.changeUser(name, action, reason: reason, now: now) else { return false }
+            sinks.deliver(entry)
+            return true
+        }
+    }
+
+    func reset() {
+        locked.withLockedValue {
+            $0.engine.reset()
+            $0.proxy?.reset()
+        }
     }
 
     func withEngine<T>(_ body: (inout Engine) -> T) -> T {
@@ -403,11 +457,11 @@ final class EngineCore: Sendable {
             return Exchange(response: Engine.json(page))
         }
         let now = clock()
-        let file = journalFile.withLockedValue { $0 }
+        let sinks = sinks.withLockedValue { $0 }
         return locked.withLockedValue {
             let exchange = $0.engine.handle(request, now: now, random: &$0.random)
             // Queued while still holding the lock, so the file is in `seq` order.
-            for entry in exchange.journalEntries { file?.append(entry) }
+            for entry in exchange.journalEntries { sinks.deliver(entry) }
             if request.method == "POST", request.path == Engine.controlPrefix + "reset" { $0.proxy?.reset() }
             return exchange
         }
@@ -416,14 +470,14 @@ final class EngineCore: Sendable {
     /// Asks the proxy's engine about a request to the proxy; its entries go into the one journal.
     func handleProxy(_ request: Request) -> Exchange {
         let now = clock()
-        let file = journalFile.withLockedValue { $0 }
+        let sinks = sinks.withLockedValue { $0 }
         return locked.withLockedValue { box in
             // Mutated in place: a copy of the engine would copy its nonce store on every request.
             guard box.proxy != nil else { return Exchange(response: Response(status: 404)) }
             box.proxy!.continueSequence(at: box.engine.state.nextSeq)
             let exchange = box.proxy!.handle(request, now: now, random: &box.random)
             box.engine.adopt(exchange.journalEntries)
-            for entry in exchange.journalEntries { file?.append(entry) }
+            for entry in exchange.journalEntries { sinks.deliver(entry) }
             return exchange
         }
     }
@@ -431,7 +485,7 @@ final class EngineCore: Sendable {
     /// Refuses a proxy request (bad or forbidden target) and journals it as the proxy's.
     func rejectProxy(_ request: Request, status: Int, verdict: Verdict, detail: String, close: Bool = false) -> Exchange {
         let now = clock()
-        let file = journalFile.withLockedValue { $0 }
+        let sinks = sinks.withLockedValue { $0 }
         return locked.withLockedValue { box in
             guard box.proxy != nil else { return Exchange(response: Response(status: 404)) }
             box.proxy!.continueSequence(at: box.engine.state.nextSeq)
@@ -442,7 +496,7 @@ final class EngineCore: Sendable {
                 exchange.entry = entry
             }
             box.engine.adopt(exchange.journalEntries)
-            for entry in exchange.journalEntries { file?.append(entry) }
+            for entry in exchange.journalEntries { sinks.deliver(entry) }
             return exchange
         }
     }
@@ -468,19 +522,19 @@ final class EngineCore: Sendable {
     /// Records a TLS connection's handshake and request count when it closes.
     func recordTLSConnection(_ connection: ConnectionInfo, failure: String?, requests: Int) {
         let now = clock()
-        let file = journalFile.withLockedValue { $0 }
+        let sinks = sinks.withLockedValue { $0 }
         locked.withLockedValue {
             let entry = $0.engine.recordTLSConnection(connection, failure: failure, requests: requests, now: now)
-            file?.append(entry)
+            sinks.deliver(entry)
         }
     }
 
     func reject(partial: Request?, connection: ConnectionInfo, status: Int, verdict: Verdict, detail: String) -> Exchange {
         let now = clock()
-        let file = journalFile.withLockedValue { $0 }
+        let sinks = sinks.withLockedValue { $0 }
         return locked.withLockedValue {
             let exchange = $0.engine.reject(partial: partial, connection: connection, status: status, verdict: verdict, detail: detail, now: now)
-            if let entry = exchange.entry { file?.append(entry) }
+            if let entry = exchange.entry { sinks.deliver(entry) }
             return exchange
         }
     }

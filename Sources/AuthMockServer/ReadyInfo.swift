@@ -12,6 +12,8 @@ public struct ReadyInfo: Codable, Sendable, Equatable {
     public var users: [User]
     /// `GET` this for the journal as JSON.
     public var journal: String
+    /// The base of the control endpoints (`reset`, `users/{name}`, `tls/rotate`, `proxy/users/{name}`).
+    public var control: String
     /// With TLS: the files and pins clients need.
     public var tls: TLSInfo?
     /// With TLS and `plain-http: true`: the extra plain-HTTP listener.
@@ -28,7 +30,7 @@ public struct ReadyInfo: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case url, port, scenario, users, journal, tls, proxy
+        case url, port, scenario, users, journal, control, tls, proxy
         case httpURL = "http_url"
         case secondURL = "second_url"
     }
@@ -39,6 +41,7 @@ public struct ReadyInfo: Codable, Sendable, Equatable {
         scenario = server.scenario.name
         users = server.scenario.users
         journal = server.url + "_authmock/journal"
+        control = server.url + "_authmock/"
         tls = server.tls
         httpURL = server.httpURL
         secondURL = server.secondURL

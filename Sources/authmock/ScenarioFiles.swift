@@ -4,15 +4,8 @@ import Foundation
 enum ScenarioFiles {
     /// Reads and validates a scenario file, or prints every diagnostic to stderr and returns nil.
     static func load(_ path: String) -> Scenario? {
-        let text: String
         do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
-        } catch {
-            printError("\(path):1:1: cannot read the file (\((error as NSError).localizedDescription)) — give the path of a scenario YAML file")
-            return nil
-        }
-        do {
-            return try ScenarioLoader.load(yaml: text, file: path)
+            return try ScenarioLoader.load(file: path)
         } catch {
             for diagnostic in error.diagnostics { printError(diagnostic.description) }
             return nil

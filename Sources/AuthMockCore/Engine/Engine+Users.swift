@@ -66,6 +66,17 @@ extension Engine {
         return entries
     }
 
+    /// The users who can authenticate now, with their current passwords (after any change).
+    public var currentUsers: [User] {
+        state.users.filter { !$0.removed }.map(\.user)
+    }
+
+    /// Changes a user as a timeline step or the control endpoint would, and journals it; nil when there
+    /// is no such user. For hosts that drive the engine directly (the Swift fixture library).
+    public mutating func changeUser(_ name: String, _ action: TimelineStep.Action, reason: String, now: Date) -> JournalEntry? {
+        change(name, action, reason: reason, now: now)
+    }
+
     /// Changes a user and journals the change; nil when there is no such user.
     mutating func change(_ name: String, _ action: TimelineStep.Action, reason: String, now: Date) -> JournalEntry? {
         guard let index = state.users.firstIndex(where: { $0.user.name == name }) else { return nil }

@@ -38,6 +38,15 @@ public struct JournalEntry: Sendable, Equatable, Codable {
     /// Credentials sent to the wrong party (e.g. `Proxy-Authorization reached the origin`); absent when none.
     public var leaks: [String]?
 
+    /// Whether this entry is an HTTP exchange (a request and the answer sent), rather than a TLS
+    /// connection record or a change to a user. Status 0 marks the latter: nothing was sent.
+    public var isExchange: Bool { status != 0 }
+
+    /// A header's value by name (case-insensitive), the first when there are several.
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+
     public struct RecordedHeader: Sendable, Equatable, Codable {
         public var name: String
         public var value: String

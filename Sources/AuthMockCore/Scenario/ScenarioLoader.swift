@@ -17,9 +17,23 @@ internal import Yams
 ///     algorithm: SHA-256
 /// ```
 public enum ScenarioLoader {
-    /// Parses and validates scenario text; `file` names it in diagnostics.
-    public static func load(yaml text: String, file: String) throws(ScenarioLoadError) -> Scenario {
-        try ScenarioReader(file: file).read(
+    /// Reads and validates a scenario file; a file that cannot be read is a diagnostic at `path:1:1`.
+    public static func load(file path: String, files: ScenarioFileReader = .fileSystem) throws(ScenarioLoadError) -> Scenario {
+        let text: String
+        do {
+            text = try files.read(path)
+        } catch {
+            throw ScenarioLoadError(diagnostics: [
+                ScenarioDiagnostic(file: path, line: 1, column: 1, message: "cannot read the file (\(ScenarioFileReader.reason(error)))", hint: "give the path of a scenario YAML file")
+            ])
+        }
+        return try load(yaml: text, file: path, files: files)
+    }
+
+    /// Parses and validates scenario text; `file` names it in diagnostics, and files the scenario names
+    /// (`users: {htpasswd: …}`) are read through `files`, relative to `file`'s directory.
+    public static func load(yaml text: String, file: String, files: ScenarioFileReader = .fileSystem) throws(ScenarioLoadError) -> Scenario {
+        try ScenarioReader(file: file, files: files).read(
             text, empty: ("the file holds no scenario", "start with `version: 1` and `name: …`, then users, challenges and resources"),
             ScenarioReader.scenario
         )
@@ -60,9 +74,14 @@ struct Fields {
 
 final class ScenarioReader {
     let file: String
+    /// Reads the files a scenario names (user files).
+    let files: ScenarioFileReader
     var diagnostics: [ScenarioDiagnostic] = []
 
-    init(file: String) { self.file = file }
+    init(file: String, files: ScenarioFileReader = .fileSystem) {
+        self.file = file
+        self.files = files
+    }
 
     /// Composes `text` and reads its root with `read`. Every problem is thrown at once, and a file with
     /// any problem yields nothing; `empty` says what to write when there is nothing to read.

@@ -1,0 +1,274 @@
+import AuthMock
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The fixture library's own contract: what a test that embeds authmock relies on.
+@Suite struct AuthMockTests {
+    static let basic = """
+        version: 1
+        name: fixture-basic
+        users:
+          - name: alice
+            password: wonderland
+        challenges:
+          - scheme: Basic
+        """
+
+    /// One plain-HTTP request with a preset `Authorization` (or none); returns the status.
+    ///
+    /// A raw socket rather than URLSession: FoundationNetworking's URLSession without a delegate stalls
+    /// on a 401 with a challenge, and these tests are about the fixture, not about a client.
+    static func get(_ url: URL, user: String? = nil, password: String? = nil) async throws -> Int {
+        var head = "GET \(url.path.isEmpty ? "/" : url.path)\(url.query.map { "?" + $0 } ?? "") HTTP/1.1\r\n"
+        head += "Host: \(url.host!):\(url.port!)\r\nConnection: close\r\n"
+        if let user, let password {
+            head += "Authorization: Basic " + Data("\(user):\(password)".utf8).base64EncodedString() + "\r\n"
+        }
+        head += "\r\n"
+        let port = url.port!
+        let request = head
+        return try await Task.detached { try RawHTTP.exchange(port: port, request: request) }.value
+    }
+
+    @Test func takeRequestReturnsEachExchangeOnceInArrivalOrder() async throws {
+        try await withAuthMock(yaml: Self.basic) { server in
+            #expect(server.url.absoluteString.hasPrefix("http://127.0.0.1:"))
+            #expect(server.url.port != 8080)
+            let first = try await Self.get(server.url)
+            let second = try await Self.get(server.url(for: "/?x=1"), user: "alice", password: "wonderland")
+            #expect(first == 401)
+            #expect(second == 200)
+
+            // Both arrived before the first take: they come back in order, each once.
+            let one = try await server.takeRequest(timeout: .seconds(2))
+            let two = try await server.takeRequest(timeout: .seconds(2))
+            #expect(one.verdict == .noCredentials)
+            #expect(one.challenges == ["Basic realm=\"authmock\""])
+            #expect(two.verdict == .basicOK)
+            #expect(two.target == "/?x=1")
+            #expect(two.credentials?.user == "alice")
+            #expect(two.header("authorization")?.hasPrefix("Basic ") == true)
+            #expect(server.requestCount == 2)
+            #expect(server.requests.map(\.seq) == [one.seq, two.seq])
+        }
+    }
+
+    @Test func takeRequestWaitsForTheNextExchange() async throws {
+        try await withAuthMock(yaml: Self.basic) { server in
+            async let taken = server.takeRequest(timeout: .seconds(10))
+            try await Task.sleep(for: .milliseconds(50))
+            _ = try await Self.get(server.url, user: "alice", password: "wrong")
+            let entry = try await taken
+            #expect(entry.verdict == .basicBadPassword)
+            #expect(entry.status == 401)
+        }
+    }
+
+    @Test func takeRequestTimesOutWhenNothingArrives() async throws {
+        try await withAuthMock(yaml: Self.basic) { server in
+            let started = ContinuousClock.now
+            await #expect(throws: AuthMockError.timedOut(.milliseconds(100))) {
+                try await server.takeRequest(timeout: .milliseconds(100))
+            }
+            #expect(ContinuousClock.now - started >= .milliseconds(100))
+            // The waiter that timed out does not swallow the next exchange.
+            _ = try await Self.get(server.url)
+            let entry = try await server.takeRequest(timeout: .seconds(2))
+            #expect(entry.verdict == .noCredentials)
+        }
+    }
+
+    @Test func shutdownWakesAWaitingTake() async throws {
+        let server = try await AuthMock.start(yaml: Self.basic)
+        let taken = Task { try await server.takeRequest(timeout: .seconds(30)) }
+        try await Task.sleep(for: .milliseconds(50))
+        try await server.shutdown()
+        await #expect(throws: AuthMockError.shutDown) { try await taken.value }
+        await #expect(throws: AuthMockError.shutDown) { try await server.takeRequest(timeout: .seconds(1)) }
+    }
+
+    @Test func cancellingATakeEndsIt() async throws {
+        try await withAuthMock(yaml: Self.basic) { server in
+            let task = Task { try await server.takeRequest(timeout: .seconds(30)) }
+            try await Task.sleep(for: .milliseconds(50))
+            task.cancel()
+            await #expect(throws: CancellationError.self) { try await task.value }
+        }
+    }
+
+    @Test func passwordChangesAreSeenByTheServerAndTheTest() async throws {
+        try await withAuthMock(yaml: Self.basic) { server in
+            #expect(server.user("alice")?.password == "wonderland")
+            try server.setPassword("looking-glass", for: "alice")
+            #expect(server.user("alice")?.password == "looking-glass")
+
+            let oldPassword = try await Self.get(server.url, user: "alice", password: "wonderland")
+            #expect(oldPassword == 401)
+            let newPassword = try await Self.get(server.url, user: "alice", password: "looking-glass")
+            #expect(newPassword == 200)
+            let stale = try await server.takeRequest(timeout: .seconds(2))
+            #expect(stale.verdict == .credentialStalePassword)
+            let next = try await server.takeRequest(timeout: .seconds(2)).verdict
+            #expect(next == .basicOK)
+            // The change itself is in the journal, but is not a request.
+            #expect(server.journal.contains { $0.verdict == .userPasswordChanged })
+            #expect(server.requests.count == 2)
+
+            #expect(throws: AuthMockError.noSuchUser("mallory")) { try server.setPassword("x", for: "mallory") }
+
+            try server.lock("alice")
+            let locked = try await Self.get(server.url, user: "alice", password: "looking-glass")
+            #expect(locked == 403)
+            try server.unlock("alice")
+            try server.remove("alice")
+            #expect(server.users.isEmpty)
+            let removed = try await Self.get(server.url, user: "alice", password: "looking-glass")
+            #expect(removed == 401)
+        }
+    }
+
+    @Test func resetRestoresUsersAndForgetsPendingRequests() async throws {
+        try await withAuthMock(yaml: Self.basic) { server in
+            _ = try await Self.get(server.url)
+            try server.setPassword("new", for: "alice")
+            server.reset()
+            #expect(server.journal.isEmpty)
+            #expect(server.requestCount == 0)
+            #expect(server.user("alice")?.password == "wonderland")
+            await #expect(throws: AuthMockError.timedOut(.milliseconds(50))) { try await server.takeRequest(timeout: .milliseconds(50)) }
+        }
+    }
+
+    @Test func aScenarioBuiltInSwiftServesLikeAFile() async throws {
+        let scenario = Scenario(
+            name: "in-code", users: [User(name: "bob", password: "builder")],
+            challenges: [.basic(BasicChallenge())]
+        )
+        try await withAuthMock(scenario) { server in
+            let status = try await Self.get(server.url, user: "bob", password: "builder")
+            #expect(status == 200)
+            let user = try await server.takeRequest(timeout: .seconds(2)).credentials?.user
+            #expect(user == "bob")
+        }
+    }
+
+    @Test func aBadScenarioFileIsRefusedWithItsPositions() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authmock-fixture-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("bad.yaml").path
+        try "version: 1\nname: bad\nchalenges: []\n".write(toFile: file, atomically: true, encoding: .utf8)
+        do {
+            _ = try await AuthMock.start(scenarioFile: file)
+            Issue.record("a scenario with an unknown key started")
+        } catch let error as ScenarioLoadError {
+            #expect(error.description.hasPrefix("\(file):3:1: "))
+            #expect(error.description.contains("challenges"))
+        }
+        await #expect(throws: ScenarioLoadError.self) { try await AuthMock.start(scenarioFile: directory.appendingPathComponent("missing.yaml").path) }
+    }
+
+    @Test func withAuthMockShutsTheServerDownWhenTheBodyThrows() async throws {
+        struct Boom: Error {}
+        var port = 0
+        await #expect(throws: Boom.self) {
+            try await withAuthMock(yaml: Self.basic) { server in
+                port = server.url.port!
+                throw Boom()
+            }
+        }
+        #expect(port != 0)
+        await #expect(throws: (any Error).self) { _ = try await Self.get(URL(string: "http://127.0.0.1:\(port)/")!) }
+    }
+
+    @Test func tlsFilesPinsAndRotation() async throws {
+        let yaml = """
+            version: 1
+            name: fixture-tls
+            tls:
+              identity: ca-signed
+              client-certificate: optional
+            users:
+              - name: alice
+                password: wonderland
+            challenges:
+              - scheme: Basic
+            """
+        try await withAuthMock(yaml: yaml) { server in
+            #expect(server.url.scheme == "https")
+            #expect(server.caPEM?.hasPrefix("-----BEGIN CERTIFICATE-----") == true)
+            #expect(FileManager.default.fileExists(atPath: server.caFile!.path))
+            #expect(server.clientCertificates["alice"] != nil)
+            let pin = try #require(server.pinSHA256)
+            #expect(Data(base64Encoded: pin)?.count == 32)
+            try await server.rotateCertificate(keepKey: false)
+            let rotated = try #require(server.pinSHA256)
+            #expect(rotated != pin)
+            // A new leaf on the same key keeps the public-key pin.
+            try await server.rotateCertificate(keepKey: true)
+            #expect(server.pinSHA256 == rotated)
+        }
+    }
+
+    @Test func theProxyAddressIsReadable() async throws {
+        let yaml = """
+            version: 1
+            name: fixture-proxy
+            resources:
+              - path: /
+                protected: false
+            proxy:
+              users:
+                - name: carol
+                  password: proxy-secret
+              challenges:
+                - scheme: Basic
+            """
+        try await withAuthMock(yaml: yaml) { server in
+            let proxy = try #require(server.proxyAddress)
+            #expect(proxy.host == "127.0.0.1")
+            #expect(proxy.port != server.url.port)
+            #expect(server.proxyURL?.absoluteString == "http://127.0.0.1:\(proxy.port)")
+        }
+    }
+}
+
+/// The smallest HTTP/1.1 client: connect to 127.0.0.1, send, read to the end, parse the status.
+enum RawHTTP {
+    struct Failure: Error { var what: String }
+
+    static func exchange(port: Int, request: String) throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failure(what: "socket") }
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw Failure(what: "connect to port \(port): errno \(errno)") }
+        let bytes = Array(request.utf8)
+        guard bytes.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, 0) }) == bytes.count else { throw Failure(what: "send") }
+        var response: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { break }
+            response += buffer[..<count]
+        }
+        let text = String(decoding: response, as: UTF8.self)
+        let parts = text.prefix { $0 != "\r" }.split(separator: " ")
+        guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), let status = Int(parts[1]) else {
+            throw Failure(what: "no HTTP response: \(text.prefix(80))")
+        }
+        return status
+    }
+}
