@@ -33,11 +33,14 @@ let package = Package(
     targets: [
         // OpenSSL's libcrypto (Debian: libssl-dev) for MD4 and DES, which NTLM needs and swift-crypto lacks.
         .systemLibrary(name: "CLibCrypto", path: "Sources/CLibCrypto", providers: [.apt(["libssl-dev"])]),
+        // libxcrypt (Debian: libcrypt-dev) for the crypt(3) hashes of htpasswd files: bcrypt, SHA-crypt, MD5-crypt.
+        .systemLibrary(name: "CCrypt", path: "Sources/CCrypt", providers: [.apt(["libcrypt-dev"])]),
         // The pure core: scenario model and loader, auth schemes, the engine and the journal.
         // No NIO, no sockets, no files: every rule is testable with an injected clock and RNG.
         .target(
             name: "AuthMockCore",
             dependencies: [
+                "CCrypt",
                 "CLibCrypto",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Yams", package: "Yams"),

@@ -440,6 +440,11 @@ final class EngineCore: Sendable {
         locked.withLockedValue { body(&$0.engine) }
     }
 
+    /// What must run off the event loop before `handle` (a slow password hash), if anything.
+    func slowPasswordCheck(_ request: Request) -> (@Sendable () -> Void)? {
+        locked.withLockedValue { $0.engine.slowPasswordCheck(request) }
+    }
+
     func challengesBeforeBody(_ request: Request) -> Bool {
         locked.withLockedValue { $0.engine.challengesBeforeBody(request) }
     }

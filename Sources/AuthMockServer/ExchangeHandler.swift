@@ -3,6 +3,7 @@ import AuthMockCore
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 import NIOSSL
 import NIOTLS
 
@@ -143,6 +144,17 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 handleProxyRequest(request, head: head, route: proxy, context: context)
                 return
             }
+            if !tooLarge, let slowCheck = core.slowPasswordCheck(request) {
+                // A password hash that is slow by design (bcrypt…) and not checked before: check it on NIO's
+                // thread pool, then answer from the engine's memo. NIO's pipelining handler holds any next
+                // request of this connection until this answer is written, so order is kept.
+                let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+                NIOThreadPool.singleton.runIfActive(eventLoop: context.eventLoop) { slowCheck() }.whenComplete { _ in
+                    let (handler, context) = loopBound.value
+                    handler.answer(request, head: head, exchange: handler.core.handle(request), context: context)
+                }
+                return
+            }
             let exchange: Exchange
             if tooLarge, proxy != nil {
                 exchange = core.rejectProxy(request, status: 413, verdict: .bodyTooLarge, detail: "the request body exceeds \(maxBodySize) bytes", close: true)
@@ -154,23 +166,27 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             } else {
                 exchange = core.handle(request)
             }
-            logger.debug("\(request.method) \(request.target) → \(exchange.response.status) \(exchange.entry?.verdict.rawValue ?? "control")")
-            if exchange.actions.isEmpty {
-                write(exchange.response, for: head, context: context)
-            } else {
-                // Answer once the shell has done what the engine asked (e.g. a new certificate is in place).
-                let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-                perform(exchange.actions, context.eventLoop).whenComplete { _ in
-                    let (handler, context) = loopBound.value
-                    handler.write(exchange.response, for: head, context: context)
-                }
-            }
+            answer(request, head: head, exchange: exchange, context: context)
         case (.end, .discarding):
             state = .failed
             context.close(promise: nil)
         case (.body, _), (.end, _):
             // A body answered early is dropped; parts without a head cannot come from NIO's decoder.
             return
+        }
+    }
+
+    /// Writes the engine's answer, once the shell has done what it asked (e.g. a new certificate is in place).
+    private func answer(_ request: Request, head: HTTPRequestHead, exchange: Exchange, context: ChannelHandlerContext) {
+        logger.debug("\(request.method) \(request.target) → \(exchange.response.status) \(exchange.entry?.verdict.rawValue ?? "control")")
+        if exchange.actions.isEmpty {
+            write(exchange.response, for: head, context: context)
+        } else {
+            let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            perform(exchange.actions, context.eventLoop).whenComplete { _ in
+                let (handler, context) = loopBound.value
+                handler.write(exchange.response, for: head, context: context)
+            }
         }
     }
 

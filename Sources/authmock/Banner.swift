@@ -11,7 +11,7 @@ struct Banner {
         lines.append("  listening  \(ready.url)")
         if let http = ready.httpURL { lines.append("  plain      \(http)") }
         if let proxy = ready.proxy {
-            let users = proxy.users.map { "\($0.name) / \($0.password)" }.joined(separator: ", ")
+            let users = proxy.users.map(Self.describe).joined(separator: ", ")
             lines.append("  proxy      \(proxy.url)" + (users.isEmpty ? " (open)" : "  users \(users)"))
         }
         if let tls = ready.tls {
@@ -22,7 +22,7 @@ struct Banner {
             }
         }
         if !scenario.users.isEmpty {
-            let users = scenario.users.map { "\($0.name) / \($0.password)" }.joined(separator: ", ")
+            let users = scenario.users.map(Self.describe).joined(separator: ", ")
             lines.append("  users      \(users)")
         }
         lines.append("  offers     " + scenario.challenges.map(\.summary).joined(separator: "; "))
@@ -46,14 +46,25 @@ struct Banner {
         var words = ["curl"]
         if let proxy = ready.proxy {
             words += ["-x", proxy.url]
-            if let user = proxy.users.first { words += ["--proxy-anyauth", "--proxy-user", Self.shellQuote("\(user.name):\(user.password)")] }
+            if let user = proxy.users.first { words += ["--proxy-anyauth", "--proxy-user", Self.shellQuote("\(user.name):\(Self.password(user))")] }
         }
         if let tls = ready.tls {
             words += ["--cacert", Self.shellQuote(tls.caFile)]
             if let client = tls.clientCerts?[user.name] { words += ["--cert", Self.shellQuote(client.certFile), "--key", Self.shellQuote(client.keyFile)] }
         }
-        words += [flag, "-u", Self.shellQuote("\(user.name):\(user.password)"), Self.shellQuote(ready.url + String(path.dropFirst()))]
+        words += [flag, "-u", Self.shellQuote("\(user.name):\(Self.password(user))"), Self.shellQuote(ready.url + String(path.dropFirst()))]
         return words.joined(separator: " ")
+    }
+
+    /// `alice / wonderland`, or for a user from a file `alice (bcrypt, users.htpasswd:3)`.
+    static func describe(_ user: User) -> String {
+        guard let stored = user.stored else { return "\(user.name) / \(user.password)" }
+        return "\(user.name) (\(stored.scheme)\(user.source.map { ", " + $0 } ?? ""))"
+    }
+
+    /// The password for the try-command; a placeholder when only a hash is known.
+    static func password(_ user: User) -> String {
+        user.knowsPassword ? user.password : "PASSWORD"
     }
 
     static func shellQuote(_ text: String) -> String {

@@ -119,7 +119,7 @@ struct CaseLoaderTests {
         for expected in [
             "verdict 'basic.okk' is not one the engine gives", "check.never.status is an empty list", "expect.implemented is an empty list",
             "check.of.credentials never matches a TLS connection record", "`grade` has no effect on an observe check",
-            "case.give.pin cannot be given: the scenario has no tls: section", "case.give.proxy-password cannot be given: the scenario has no proxy users",
+            "case.give.pin cannot be given: the scenario has no tls: section", "case.give.proxy-password cannot be given: the scenario has no proxy users whose passwords it knows",
             "{second_url} names the second port, which this scenario does not open", "{other_hosturl} is not a listener's name",
         ] {
             #expect(messages.contains(expected), "missing: \(expected) in \(messages)")

@@ -58,6 +58,8 @@ public struct DigestInputs: Sendable {
     public var nc: String
     public var cnonce: String
     public var body: [UInt8]
+    /// `H(username:realm:password)` as an htdigest file stores it (MD5), used instead of the password.
+    public var storedHA1: String?
 
     public init(
         algorithm: DigestAlgorithm, username: String, realm: String, password: String, method: String, uri: String,
@@ -76,9 +78,22 @@ public struct DigestInputs: Sendable {
         self.body = body
     }
 
+    /// Takes `user`'s secret: the password, or the stored HA1 of an htdigest entry, which only MD5 and
+    /// MD5-sess can use (with any other algorithm nothing matches, as nothing should).
+    public mutating func use(_ user: User) {
+        password = user.password
+        storedHA1 = nil
+        if case .htdigest(_, let ha1)? = user.stored {
+            storedHA1 = algorithm == .md5 || algorithm == .md5Sess ? ha1 : "\u{0}no-ha1-for-\(algorithm.token)"
+        } else if user.stored != nil {
+            // An htpasswd hash cannot make H(A1): no response can match.
+            storedHA1 = "\u{0}no-ha1-from-htpasswd"
+        }
+    }
+
     /// `H(A1)`, with the session variant folding in nonce and cnonce.
     public var ha1: String {
-        let base = algorithm.hash("\(username):\(realm):\(password)")
+        let base = storedHA1 ?? algorithm.hash("\(username):\(realm):\(password)")
         return algorithm.isSession ? algorithm.hash("\(base):\(nonce):\(cnonce)") : base
     }
 

@@ -27,13 +27,13 @@ extension Engine {
 
         // Compare against a fixed dummy for unknown users too, so both paths take the same time.
         let known = activeUser(named: user)
-        let expected = Array((known?.password ?? "\u{0}authmock-no-such-user").utf8)
-        let matchesUTF8 = constantTimeEquals(passwordBytes, expected)
-        let latin1 = (known?.password).flatMap(Self.latin1)
+        let matchesUTF8 = passwordMatches(known ?? User(name: user, password: "\u{0}authmock-no-such-user"), passwordBytes)
+        // The same password in ISO-8859-1 (only differs from UTF-8 outside ASCII; only for clear passwords).
+        let latin1 = known.flatMap { $0.knowsPassword ? Self.latin1($0.password) : nil }
         let matchesLatin1 = latin1.map { constantTimeEquals(passwordBytes, $0) } ?? false
 
         guard let known else {
-            if matchesRetiredPassword(of: user, { constantTimeEquals(passwordBytes, Array($0.utf8)) }) {
+            if matchesRetiredPassword(of: user, { passwordMatches($0, passwordBytes) }) {
                 return .challenge(.credentialStalePassword, "'\(user)' was removed; these credentials were valid before")
             }
             return .challenge(.basicUnknownUser, "no user named '\(user)' in the scenario")
@@ -51,7 +51,7 @@ extension Engine {
             }
             return .granted(user: known.name, verdict: .basicOK)
         }
-        if matchesRetiredPassword(of: known.name, { constantTimeEquals(passwordBytes, Array($0.utf8)) }) {
+        if matchesRetiredPassword(of: known.name, { passwordMatches($0, passwordBytes) }) {
             return .challenge(.credentialStalePassword, "\(known.name)'s old password, which was changed")
         }
         return .challenge(.basicBadPassword, "wrong password for '\(known.name)'")

@@ -143,17 +143,18 @@ extension Engine {
             return .challenge(.digestUnknownUser, usesUserhash ? "the userhash matches no user" : "no user named '\(claimedUser)' in the scenario")
         }
 
-        let inputs = DigestInputs(
+        var inputs = DigestInputs(
             algorithm: algorithm, username: user.name, realm: realm, password: user.password, method: request.method, uri: uri,
             nonce: nonce, qop: qop, nc: params["nc"]?.value ?? "", cnonce: params["cnonce"]?.value ?? "", body: request.body
         )
+        inputs.use(user)
         let removed = activeUser(named: user.name) == nil
         let matchesCurrent = !removed && constantTimeEquals(Array(inputs.response.utf8), Array(response.utf8))
         guard matchesCurrent else {
             // A password the user had before a change (or a removed user's last one)?
-            let stale = matchesRetiredPassword(of: user.name) { password in
+            let stale = matchesRetiredPassword(of: user.name) { before in
                 var old = inputs
-                old.password = password
+                old.use(before)
                 return constantTimeEquals(Array(old.response.utf8), Array(response.utf8))
             }
             if stale {

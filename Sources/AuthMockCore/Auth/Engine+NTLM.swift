@@ -106,8 +106,10 @@ extension Engine {
                 return .challenge(.ntlmUnknownUser, "no user named '\(auth.user)' in the scenario")
             }
             presented.user = user.user.name
-            guard !user.removed, let version = verifies(auth, serverChallenge: serverChallenge, password: user.user.password) else {
-                let stale = matchesRetiredPassword(of: user.user.name) { verifies(auth, serverChallenge: serverChallenge, password: $0) != nil }
+            guard !user.removed, user.user.knowsPassword, let version = verifies(auth, serverChallenge: serverChallenge, password: user.user.password) else {
+                let stale = matchesRetiredPassword(of: user.user.name) {
+                    $0.knowsPassword && verifies(auth, serverChallenge: serverChallenge, password: $0.password) != nil
+                }
                 if stale {
                     return .challenge(.credentialStalePassword, user.removed ? "'\(user.user.name)' was removed; these credentials were valid before" : "\(user.user.name)'s old password, which was changed")
                 }
@@ -124,7 +126,7 @@ extension Engine {
 
     /// Which NTLM variant the AUTHENTICATE proves the password with, or nil when it does not.
     func verifies(_ auth: NTLMAuthenticate, serverChallenge: [UInt8], password: String? = nil) -> String? {
-        let candidates = password.map { [$0] } ?? state.users.filter { $0.user.name.lowercased() == auth.user.lowercased() }.map(\.user.password)
+        let candidates = password.map { [$0] } ?? state.users.filter { $0.user.name.lowercased() == auth.user.lowercased() && $0.user.knowsPassword }.map(\.user.password)
         for password in candidates {
             if auth.ntResponse.count > 24 {
                 let key = NTLMCrypto.ntowfv2(password: password, user: auth.user, domain: auth.domain)

@@ -83,8 +83,8 @@ extension ScenarioReader {
         guard let fields = mapping(node, "case.give", allowed: ScenarioLoader.keys["case.give"]!) else { return inputs }
         // An input the scenario cannot provide would be silently ignored: say so instead.
         let impossible: [(String, Bool, String)] = [
-            ("password", !context.hasUsers, "the scenario has no users"),
-            ("proxy-password", !context.proxyUsers, "the scenario has no proxy users"),
+            ("password", !context.hasUsers, "the scenario has no users whose passwords it knows (a user file holds hashes only)"),
+            ("proxy-password", !context.proxyUsers, "the scenario has no proxy users whose passwords it knows"),
             ("ca", context.tls == nil, "the scenario has no tls: section"),
             ("pin", context.tls == nil, "the scenario has no tls: section"),
             ("client-certificate", context.tls.map { $0.clientCertificate == .none } ?? true, "the scenario asks for no client certificate"),

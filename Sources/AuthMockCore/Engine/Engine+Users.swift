@@ -6,8 +6,8 @@ struct UserRecord: Sendable, Equatable {
     var user: User
     var locked = false
     var removed = false
-    /// Passwords the user had before, most recent last.
-    var retired: [String] = []
+    /// The user as they were before each password change (password or stored hash), most recent last.
+    var retired: [User] = []
     var successes = 0
 }
 
@@ -17,12 +17,20 @@ extension Engine {
         state.users.first { $0.user.name == name && !$0.removed }?.user
     }
 
-    /// Whether `matches` accepts one of the user's retired passwords (or, for a removed user, the last one).
-    func matchesRetiredPassword(of name: String, _ matches: (String) -> Bool) -> Bool {
+    /// Whether `matches` accepts one of the user's retired secrets (or, for a removed user, the last one).
+    func matchesRetiredPassword(of name: String, _ matches: (User) -> Bool) -> Bool {
         guard let record = state.users.first(where: { $0.user.name == name }) else { return false }
-        let candidates = record.retired + (record.removed ? [record.user.password] : [])
+        let candidates = record.retired + (record.removed ? [record.user] : [])
         // Check them all, so the time taken does not say which one matched.
-        return candidates.reduce(false) { matched, password in matches(password) || matched }
+        return candidates.reduce(false) { matched, old in matches(old) || matched }
+    }
+
+    /// Whether the password bytes a client sent (Basic) are `user`'s: in clear, or against a stored hash.
+    func passwordMatches(_ user: User, _ candidate: [UInt8]) -> Bool {
+        if let stored = user.stored {
+            return passwordMemo.verify(stored, candidate, user: user.name)
+        }
+        return constantTimeEquals(candidate, Array(user.password.utf8))
     }
 
     func isLocked(_ name: String) -> Bool {
@@ -85,8 +93,11 @@ extension Engine {
         switch action {
         case .setPassword(let password):
             forgetNTLMConnections(of: name)
-            state.users[index].retired.append(state.users[index].user.password)
+            state.users[index].retired.append(state.users[index].user)
             state.users[index].user.password = password
+            // A new password is known in clear, whatever the user file held.
+            state.users[index].user.stored = nil
+            state.users[index].user.source = nil
             state.users[index].removed = false
             verdict = .userPasswordChanged
             what = "\(name)'s password changed"
@@ -162,8 +173,11 @@ extension Engine {
     /// A user's state as the control endpoints show it.
     public struct UserStatus: Codable, Sendable, Equatable {
         public var name: String
-        public var password: String
+        /// nil for a user from a file whose password was not changed: only its hash is known.
+        public var password: String?
         public var domain: String?
+        /// The stored hash's scheme (`bcrypt`, `apr1`, `htdigest`…) for users from a file.
+        public var hash: String?
         public var enabled: Bool
         public var removed: Bool
         public var passwordChanges: Int
@@ -171,8 +185,9 @@ extension Engine {
 
         init(_ record: UserRecord) {
             name = record.user.name
-            password = record.user.password
+            password = record.user.knowsPassword ? record.user.password : nil
             domain = record.user.domain
+            hash = record.user.stored?.scheme
             enabled = !record.locked
             removed = record.removed
             passwordChanges = record.retired.count
@@ -180,7 +195,7 @@ extension Engine {
         }
 
         enum CodingKeys: String, CodingKey {
-            case name, password, domain, enabled, removed, successes
+            case name, password, domain, hash, enabled, removed, successes
             case passwordChanges = "password_changes"
         }
     }

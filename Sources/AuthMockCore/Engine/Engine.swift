@@ -44,6 +44,8 @@ public struct Engine: Sendable {
     let minter: NonceMinter
     /// The opaque value of each Digest challenge, by challenge index.
     let opaques: [Int: String]
+    /// Results of checking passwords against stored hashes (bcrypt and friends are slow by design).
+    let passwordMemo = PasswordVerificationMemo()
     public internal(set) var state: EngineState
     /// URLs the shell bound, for `{url}`, `{other_host_url}`, `{http_url}` and `{second_url}` in resource
     /// headers (a redirect's `Location`).

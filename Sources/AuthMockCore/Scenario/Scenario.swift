@@ -96,14 +96,51 @@ public struct ProxySettings: Sendable, Equatable {
 
 public struct User: Sendable, Equatable, Codable {
     public var name: String
+    /// The password in clear; empty when the user came from a user file and only ``stored`` is known.
     public var password: String
     /// The NTLM domain (or any scheme's notion of one); nil when the scenario gives none.
     public var domain: String?
+    /// The hash from an htpasswd or htdigest file, when the scenario does not know the password itself.
+    public var stored: StoredPassword?
+    /// Where the user came from when from a file: `users.htpasswd:3`.
+    public var source: String?
 
     public init(name: String, password: String, domain: String? = nil) {
         self.name = name
         self.password = password
         self.domain = domain
+    }
+
+    public init(name: String, stored: StoredPassword, source: String? = nil) {
+        self.name = name
+        self.password = ""
+        self.stored = stored
+        self.source = source
+    }
+
+    /// Whether the clear password is known (needed for Digest without an htdigest entry, and for NTLM).
+    public var knowsPassword: Bool { stored == nil }
+
+    enum CodingKeys: String, CodingKey {
+        case name, password, domain, hash, source
+    }
+
+    /// Users from files show `hash` (the scheme, e.g. `bcrypt`) and `source` instead of `password`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(name, forKey: .name)
+        if stored == nil { try container.encode(password, forKey: .password) }
+        try container.encodeIfPresent(domain, forKey: .domain)
+        try container.encodeIfPresent(stored?.scheme, forKey: .hash)
+        try container.encodeIfPresent(source, forKey: .source)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        password = try container.decodeIfPresent(String.self, forKey: .password) ?? ""
+        domain = try container.decodeIfPresent(String.self, forKey: .domain)
+        source = try container.decodeIfPresent(String.self, forKey: .source)
     }
 }
 

@@ -43,6 +43,7 @@ public enum ScenarioLoader {
     public static let keys: [String: [String]] = [
         "scenario": ["version", "name", "description", "realm", "users", "challenges", "challenge-style", "nonce", "unauthorized", "resources", "tls", "timeline", "proxy", "second-port", "case", "expect"],
         "user": ["name", "password", "domain"],
+        "users file": ["htpasswd", "htdigest"],
         "challenge.basic": ["scheme", "charset"],
         "challenge.digest": ["scheme", "algorithm", "qop", "opaque", "userhash", "charset"],
         "challenge.custom": ["custom"],
@@ -297,7 +298,9 @@ final class ScenarioReader {
             report(node, "realm contains a line break or control character", hint: "it is sent in a header: keep it on one line")
         }
 
-        let users = fields["users"].map(users) ?? []
+        let reportedBeforeUsers = diagnostics.count
+        let users = fields["users"].map { self.users($0, realm: realm) } ?? []
+        let usersHadErrors = diagnostics.count > reportedBeforeUsers
         let reportedBefore = diagnostics.count
         let challenges = fields["challenges"].map(challenges) ?? []
         let challengesHadErrors = diagnostics.count > reportedBefore
@@ -318,7 +321,10 @@ final class ScenarioReader {
         let secondPort = fields["second-port"].flatMap { bool($0, "second-port") } ?? false
         let conformance = caseDefinition(
             case: fields.entries["case"], expect: fields.entries["expect"],
-            context: CaseContext(hasUsers: !users.isEmpty, tls: tls, proxyUsers: !(proxy?.users.isEmpty ?? true))
+            context: CaseContext(
+                hasUsers: !users.isEmpty && users.allSatisfy(\.knowsPassword), tls: tls,
+                proxyUsers: !(proxy?.users.isEmpty ?? true) && (proxy?.users.allSatisfy(\.knowsPassword) ?? false)
+            )
         )
         if let node = fields["resources"] { checkLinks(node, secondPort: secondPort, plainHTTP: tls?.plainHTTP == true) }
 
@@ -327,7 +333,8 @@ final class ScenarioReader {
             report(fields["challenges"] ?? root, "protected resources need at least one challenge", hint: "add `challenges:` with `- scheme: Basic` or `- scheme: Digest`")
         }
         let needsUsers = challenges.contains { if case .custom = $0 { false } else { true } }
-        if needsUsers, users.isEmpty {
+        if let node = fields["users"] { checkUserFileFits(users, challenges: challenges, at: node) }
+        if needsUsers, users.isEmpty, !usersHadErrors {
             report(fields.entries["challenges"]?.key ?? root, "Basic and Digest challenges need users", hint: "add `users:` with `- name: alice` and `password: …`")
         }
         return Scenario(
@@ -374,7 +381,8 @@ final class ScenarioReader {
 
     // MARK: - Users
 
-    func users(_ node: Node) -> [User] {
+    func users(_ node: Node, realm: String) -> [User] {
+        if case .mapping = node { return usersFromFile(node, realm: realm) }
         guard let items = sequence(node, "users") else { return [] }
         var users: [User] = []
         var seen: [String: Int] = [:]
@@ -394,6 +402,71 @@ final class ScenarioReader {
             users.append(User(name: name, password: password, domain: domain))
         }
         return users
+    }
+
+    /// `users: {htpasswd: FILE}` or `users: {htdigest: FILE}`, relative to the scenario file.
+    func usersFromFile(_ node: Node, realm: String) -> [User] {
+        guard let fields = mapping(node, "users (a user file)", allowed: ScenarioLoader.keys["users file"]!) else { return [] }
+        let kinds = ScenarioLoader.keys["users file"]!.filter { fields[$0] != nil }
+        guard kinds.count == 1, let kind = kinds.first, let pathNode = fields[kind], let path = string(pathNode, "users.\(kind)") else {
+            if kinds.count != 1 {
+                report(node, "users: takes one user file, htpasswd or htdigest", hint: "write `users: {htpasswd: users.htpasswd}`, or list the users")
+            }
+            return []
+        }
+        let resolved = ScenarioFileReader.resolve(path, relativeTo: file)
+        let text: String
+        do {
+            text = try files.read(resolved)
+        } catch {
+            report(pathNode, "cannot read the \(kind) file '\(resolved)' (\(ScenarioFileReader.reason(error)))", hint: "the path is relative to the scenario file's directory")
+            return []
+        }
+        var users: [User]
+        if kind == "htpasswd" {
+            let read = UserFile.htpasswd(text, file: resolved)
+            diagnostics += read.diagnostics
+            users = read.users
+        } else {
+            let read = UserFile.htdigest(text, file: resolved)
+            diagnostics += read.diagnostics
+            users = read.users.filter { $0.realm == realm }.map(\.user)
+            if users.isEmpty, read.diagnostics.isEmpty, !read.users.isEmpty {
+                let realms = Array(Set(read.users.map(\.realm))).sorted().map { "'\($0)'" }.joined(separator: ", ")
+                report(pathNode, "no user in '\(resolved)' belongs to the realm '\(realm)'", hint: "htdigest entries are made for one realm; this file has \(realms): set `realm:` to one of them")
+                return []
+            }
+        }
+        if users.isEmpty, diagnostics.isEmpty {
+            report(pathNode, "the \(kind) file '\(resolved)' holds no users", hint: "add one with `\(kind == "htpasswd" ? "htpasswd -B FILE alice" : "htdigest FILE '\(realm)' alice")`")
+        }
+        return users
+    }
+
+    /// What a user file cannot do: htpasswd hashes serve Basic only; htdigest entries serve Basic and
+    /// Digest with MD5 or MD5-sess. NTLM and Negotiate need the password itself.
+    func checkUserFileFits(_ users: [User], challenges: [Challenge], at node: Node) {
+        let fromHtpasswd = users.contains { if case .htdigest? = $0.stored { false } else { $0.stored != nil } }
+        let fromHtdigest = users.contains { if case .htdigest? = $0.stored { true } else { false } }
+        guard fromHtpasswd || fromHtdigest else { return }
+        for challenge in challenges {
+            switch challenge {
+            case .basic, .custom:
+                continue
+            case .digest(let digest):
+                if fromHtpasswd {
+                    report(node, "Digest cannot use an htpasswd file: its hashes cannot make Digest's H(A1)", hint: "use an htdigest file (`htdigest -c FILE realm name`), or list the users with passwords")
+                    return
+                }
+                if let other = digest.algorithm, other != .md5, other != .md5Sess {
+                    report(node, "Digest with \(other.token) cannot use an htdigest file: it holds MD5 hashes only", hint: "offer `algorithm: MD5` (or MD5-sess), or list the users with passwords")
+                    return
+                }
+            case .ntlm, .negotiate:
+                report(node, "NTLM and Negotiate need the users' passwords, which a user file does not hold", hint: "list the users with `name:` and `password:`")
+                return
+            }
+        }
     }
 
     // MARK: - Challenges
@@ -625,11 +698,12 @@ final class ScenarioReader {
         if let node = fields["realm"], Self.hasControlCharacter(realm) {
             report(node, "proxy.realm contains a line break or control character", hint: "it is sent in a header: keep it on one line")
         }
-        let users = fields["users"].map(users) ?? []
+        let users = fields["users"].map { self.users($0, realm: realm) } ?? []
         let challenges = fields["challenges"].map(challenges) ?? []
         if challenges.contains(where: { if case .custom = $0 { false } else { true } }), users.isEmpty {
             report(fields.entries["challenges"]?.key ?? node, "proxy challenges need proxy users", hint: "add `users:` under `proxy:`")
         }
+        if let node = fields["users"] { checkUserFileFits(users, challenges: challenges, at: node) }
         var settings = ProxySettings(realm: realm, users: users, challenges: challenges)
         if let node = fields["unauthorized"] { settings.unauthorized = unauthorized(node, proxy: true) }
         return settings

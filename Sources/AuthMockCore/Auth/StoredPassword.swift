@@ -1,0 +1,223 @@
+internal import CCrypt
+internal import Crypto
+import Foundation
+import Synchronization
+
+/// A password the scenario knows only by a one-way hash, as Apache's user files store it.
+///
+/// - `htpasswd` lines (Basic only: the hash cannot be turned back into the password Digest and NTLM need):
+///   bcrypt `$2y$`/`$2b$`/`$2a$`, SHA-512-crypt `$6$`, SHA-256-crypt `$5$`, MD5-crypt `$1$` and DES crypt
+///   through libcrypt; Apache's own `$apr1$` (MD5-crypt with another magic) and `{SHA}` (base64 SHA-1),
+///   which libcrypt lacks, here.
+/// - `htdigest` lines: `H(user:realm:password)` with MD5, which is exactly Digest's `H(A1)` for MD5 and
+///   MD5-sess, and lets Basic check a password by hashing it the same way.
+public enum StoredPassword: Sendable, Equatable, Hashable {
+    /// A crypt(3) string libcrypt verifies.
+    case crypt(String)
+    /// `$apr1$salt$hash`.
+    case apr1(String)
+    /// `{SHA}base64`.
+    case sha1(String)
+    /// An htdigest entry: the realm it was made for and the lower-case hex MD5 of `user:realm:password`.
+    case htdigest(realm: String, ha1: String)
+
+    /// The hash's name, for banners and the ready line: `bcrypt`, `sha512-crypt`, `apr1`, `htdigest`…
+    public var scheme: String {
+        switch self {
+        case .apr1: return "apr1"
+        case .sha1: return "sha1"
+        case .htdigest: return "htdigest"
+        case .crypt(let hash):
+            if hash.hasPrefix("$2") { return "bcrypt" }
+            if hash.hasPrefix("$6$") { return "sha512-crypt" }
+            if hash.hasPrefix("$5$") { return "sha256-crypt" }
+            if hash.hasPrefix("$1$") { return "md5-crypt" }
+            return "des-crypt"
+        }
+    }
+
+    /// Reads the hash field of an htpasswd line; nil when it is none of the formats above (plain text
+    /// included: Apache accepts that on Windows only).
+    public static func htpasswd(_ field: String) -> StoredPassword? {
+        let bytes = Array(field.utf8)
+        if field.hasPrefix("$apr1$") {
+            return Self.md5CryptParts(bytes, magic: "$apr1$") == nil ? nil : .apr1(field)
+        }
+        if field.hasPrefix("{SHA}") {
+            let digest = Data(base64Encoded: String(field.dropFirst(5)))
+            return digest?.count == Insecure.SHA1.byteCount ? .sha1(field) : nil
+        }
+        let cryptPrefixes = ["$2y$", "$2b$", "$2a$", "$5$", "$6$", "$1$"]
+        if cryptPrefixes.contains(where: field.hasPrefix) {
+            // libcrypt says whether it is well formed: hashing any word with it as the setting must give
+            // a hash of the same shape (a bare setting such as `$6$` has no hash part to compare with).
+            guard let probe = Self.crypt(Array("probe".utf8), setting: field), probe.utf8.count == bytes.count,
+                let cut = field.lastIndex(of: "$"), let probeCut = probe.lastIndex(of: "$"),
+                field[..<cut] == probe[..<probeCut] || field.hasPrefix("$2")
+            else { return nil }
+            return .crypt(field)
+        }
+        // Traditional DES crypt: 2 salt and 11 hash characters from crypt's alphabet.
+        if bytes.count == 13, bytes.allSatisfy({ Self.itoa64.contains($0) }) {
+            return .crypt(field)
+        }
+        return nil
+    }
+
+    /// Whether `candidate` (the password's bytes as the client sent them) is the stored password.
+    /// `user` is needed for htdigest entries, which hash the name in.
+    public func verify(_ candidate: [UInt8], user: String) -> Bool {
+        let stored: [UInt8]
+        let computed: [UInt8]?
+        switch self {
+        case .crypt(let hash):
+            stored = Array(hash.utf8)
+            computed = Self.crypt(candidate, setting: hash).map { Array($0.utf8) }
+        case .apr1(let hash):
+            stored = Array(hash.utf8)
+            computed = Self.md5CryptParts(stored, magic: "$apr1$").map { Array(Self.md5Crypt(candidate, salt: $0, magic: "$apr1$").utf8) }
+        case .sha1(let hash):
+            stored = Array(hash.utf8)
+            computed = Array(("{SHA}" + Data(Insecure.SHA1.hash(data: candidate)).base64EncodedString()).utf8)
+        case .htdigest(let realm, let ha1):
+            stored = Array(ha1.utf8)
+            let input = Array("\(user):\(realm):".utf8) + candidate
+            computed = Array(Insecure.MD5.hash(data: input).map { String(format: "%02x", $0) }.joined().utf8)
+        }
+        guard let computed else { return false }
+        return constantTimeEquals(computed, stored)
+    }
+
+    // MARK: - crypt(3) through libcrypt
+
+    /// `crypt_rn(candidate, setting)`; nil when libcrypt refuses (unknown or malformed setting) or the
+    /// password holds a NUL byte, which crypt cannot take.
+    static func crypt(_ candidate: [UInt8], setting: String) -> String? {
+        guard !candidate.contains(0) else { return nil }
+        // `struct crypt_data` is 32 KiB: on the heap, not the stack.
+        let size = MemoryLayout<crypt_data>.size
+        let data = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: MemoryLayout<crypt_data>.alignment)
+        defer { data.deallocate() }
+        data.initializeMemory(as: UInt8.self, repeating: 0, count: size)
+        let phrase = candidate.map { CChar(bitPattern: $0) } + [0]
+        let output: String? = phrase.withUnsafeBufferPointer { phrase in
+            setting.withCString { setting in
+                crypt_rn(phrase.baseAddress, setting, data, Int32(size)).map { String(cString: $0) }
+            }
+        }
+        // Failures come back as NULL or as a string starting with '*'.
+        guard let output, !output.hasPrefix("*") else { return nil }
+        return output
+    }
+
+    // MARK: - MD5-crypt, for Apache's $apr1$
+
+    static let itoa64 = Array("./0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8)
+
+    /// The salt of `magic salt $ hash`, when the rest is well formed (salt 1–8 characters, 22 hash characters).
+    static func md5CryptParts(_ hash: [UInt8], magic: String) -> [UInt8]? {
+        let rest = hash.dropFirst(magic.utf8.count)
+        guard let dollar = rest.firstIndex(of: UInt8(ascii: "$")) else { return nil }
+        let salt = Array(rest[..<dollar])
+        let encoded = rest[(dollar + 1)...]
+        guard (1...8).contains(salt.count), encoded.count == 22, encoded.allSatisfy({ itoa64.contains($0) }) else { return nil }
+        return salt
+    }
+
+    /// Poul-Henning Kamp's MD5-crypt, as FreeBSD's `$1$` and APR's `$apr1$` (which differ only in `magic`).
+    static func md5Crypt(_ password: [UInt8], salt: [UInt8], magic: String) -> String {
+        let magicBytes = Array(magic.utf8)
+        var context = Insecure.MD5()
+        context.update(data: password)
+        context.update(data: magicBytes)
+        context.update(data: salt)
+        let alternate = Array(Insecure.MD5.hash(data: password + salt + password))
+        var remaining = password.count
+        while remaining > 0 {
+            context.update(data: alternate.prefix(min(remaining, 16)))
+            remaining -= 16
+        }
+        var bits = password.count
+        while bits != 0 {
+            context.update(data: bits & 1 != 0 ? [0] : [password.first ?? 0])
+            bits >>= 1
+        }
+        var final = Array(context.finalize())
+        for round in 0..<1000 {
+            var step = Insecure.MD5()
+            step.update(data: round & 1 != 0 ? password : final)
+            if round % 3 != 0 { step.update(data: salt) }
+            if round % 7 != 0 { step.update(data: password) }
+            step.update(data: round & 1 != 0 ? final : password)
+            final = Array(step.finalize())
+        }
+        var encoded: [UInt8] = []
+        func to64(_ value: UInt32, _ count: Int) {
+            var value = value
+            for _ in 0..<count {
+                encoded.append(itoa64[Int(value & 0x3F)])
+                value >>= 6
+            }
+        }
+        for (a, b, c) in [(0, 6, 12), (1, 7, 13), (2, 8, 14), (3, 9, 15), (4, 10, 5)] {
+            to64(UInt32(final[a]) << 16 | UInt32(final[b]) << 8 | UInt32(final[c]), 4)
+        }
+        to64(UInt32(final[11]), 2)
+        return magic + String(decoding: salt, as: UTF8.self) + "$" + String(decoding: encoded, as: UTF8.self)
+    }
+}
+
+/// Remembers which (stored hash, candidate) pairs verified, so that a client sending the same Basic
+/// credentials on every request pays for bcrypt or SHA-512-crypt once, not per request.
+///
+/// Only a memo: it never changes an answer, only how long the answer takes. Keys are SHA-256 over the
+/// stored hash and the candidate, so the candidate itself is not kept. Bounded: cleared when full.
+final class PasswordVerificationMemo: Sendable {
+    private let results = Mutex<[SHA256Digest: Bool]>([:])
+    static let capacity = 4096
+
+    func verify(_ stored: StoredPassword, _ candidate: [UInt8], user: String) -> Bool {
+        let key = Self.key(stored, candidate, user: user)
+        if let known = results.withLock({ $0[key] }) { return known }
+        let result = stored.verify(candidate, user: user)
+        results.withLock {
+            if $0.count >= Self.capacity { $0.removeAll(keepingCapacity: true) }
+            $0[key] = result
+        }
+        return result
+    }
+
+    func isKnown(_ stored: StoredPassword, _ candidate: [UInt8], user: String) -> Bool {
+        let key = Self.key(stored, candidate, user: user)
+        return results.withLock { $0[key] != nil }
+    }
+
+    private static func key(_ stored: StoredPassword, _ candidate: [UInt8], user: String) -> SHA256Digest {
+        var hasher = SHA256()
+        hasher.update(data: Array("\(stored)\u{0}\(user)\u{0}".utf8))
+        hasher.update(data: candidate)
+        return hasher.finalize()
+    }
+}
+
+extension Engine {
+    /// The slow part of answering `request`, to be run off the event loop first: checking Basic
+    /// credentials against a crypt(3) hash (bcrypt costs milliseconds to seconds, by design) that was not
+    /// checked before. Running it fills the memo, so that ``handle(_:now:random:)`` then answers at once.
+    /// nil when there is nothing slow to do. The answer is the same whether or not this runs.
+    public func slowPasswordCheck(_ request: Request) -> (@Sendable () -> Void)? {
+        guard let value = request.headers.values(role.credentialsHeader).first else { return nil }
+        let text = Substring(value).trimmingOWS()
+        guard text.count > 6, text.prefix(6).lowercased() == "basic " else { return nil }
+        guard let decoded = Base64.decodeStrict(text.dropFirst(6).trimmingOWS().utf8),
+            let colon = decoded.firstIndex(of: UInt8(ascii: ":"))
+        else { return nil }
+        let name = String(decoding: decoded[..<colon], as: UTF8.self)
+        let candidate = Array(decoded[(colon + 1)...])
+        guard let user = activeUser(named: name), let stored = user.stored, case .crypt = stored,
+            !passwordMemo.isKnown(stored, candidate, user: name)
+        else { return nil }
+        let memo = passwordMemo
+        return { _ = memo.verify(stored, candidate, user: name) }
+    }
+}
