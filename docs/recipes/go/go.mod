@@ -1,0 +1,3 @@
+module example.com/authmockfixture
+
+go 1.19
