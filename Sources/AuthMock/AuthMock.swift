@@ -229,6 +229,10 @@ final class RequestQueue: Sendable {
         var pending: [JournalEntry] = []
         var waiters: [(id: UInt64, continuation: CheckedContinuation<JournalEntry, any Error>)] = []
         var nextID: UInt64 = 0
+        /// Takes cancelled before their waiter was registered.
+        var abandoned: Set<UInt64> = []
+        /// The timeout of each waiting take, cancelled when the take ends otherwise.
+        var timers: [UInt64: Task<Void, any Error>] = [:]
         var seen = 0
         var closed = false
     }
@@ -245,7 +249,9 @@ final class RequestQueue: Sendable {
                 state.pending.append(entry)
                 return nil
             }
-            return state.waiters.removeFirst().continuation
+            let waiter = state.waiters.removeFirst()
+            state.timers.removeValue(forKey: waiter.id)?.cancel()
+            return waiter.continuation
         }
         waiter?.resume(returning: entry)
     }
@@ -260,6 +266,8 @@ final class RequestQueue: Sendable {
     func close() {
         let waiters = state.withLockedValue { state in
             state.closed = true
+            for timer in state.timers.values { timer.cancel() }
+            state.timers.removeAll()
             defer { state.waiters.removeAll() }
             return state.waiters
         }
@@ -271,33 +279,43 @@ final class RequestQueue: Sendable {
             defer { state.nextID += 1 }
             return state.nextID
         }
-        let timer = Task {
-            try await Task.sleep(for: timeout)
-            self.fail(id, with: AuthMockError.timedOut(timeout))
-        }
-        defer { timer.cancel() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<JournalEntry, any Error>) in
-                let cancelled = Task.isCancelled
                 let outcome: Result<JournalEntry, any Error>? = state.withLockedValue { state in
                     if !state.pending.isEmpty { return .success(state.pending.removeFirst()) }
                     if state.closed { return .failure(AuthMockError.shutDown) }
-                    // Cancelled before we got here: `onCancel` found no waiter to fail.
-                    if cancelled { return .failure(CancellationError()) }
+                    // Cancelled before the waiter existed: `onCancel` left a note for us.
+                    if state.abandoned.remove(id) != nil { return .failure(CancellationError()) }
                     state.waiters.append((id, continuation))
                     return nil
                 }
-                if let outcome { continuation.resume(with: outcome) }
+                if let outcome {
+                    continuation.resume(with: outcome)
+                    return
+                }
+                // The timer starts once the waiter is registered, so it always finds it (or finds it gone).
+                let timer = Task {
+                    try await Task.sleep(for: timeout)
+                    self.fail(id, with: AuthMockError.timedOut(timeout))
+                }
+                state.withLockedValue { state in
+                    if state.waiters.contains(where: { $0.id == id }) { state.timers[id] = timer } else { timer.cancel() }
+                }
             }
         } onCancel: {
-            self.fail(id, with: CancellationError())
+            self.fail(id, with: CancellationError(), rememberIfAbsent: true)
         }
     }
 
-    /// Resumes waiter `id` with `error` if it is still waiting.
-    private func fail(_ id: UInt64, with error: any Error) {
+    /// Resumes waiter `id` with `error` if it is still waiting. A cancellation that comes before the
+    /// waiter is registered is remembered (`rememberIfAbsent`), so the registration fails at once.
+    private func fail(_ id: UInt64, with error: any Error, rememberIfAbsent: Bool = false) {
         let waiter = state.withLockedValue { state -> CheckedContinuation<JournalEntry, any Error>? in
-            guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+            guard let index = state.waiters.firstIndex(where: { $0.id == id }) else {
+                if rememberIfAbsent { state.abandoned.insert(id) }
+                return nil
+            }
+            state.timers.removeValue(forKey: id)?.cancel()
             return state.waiters.remove(at: index).continuation
         }
         waiter?.resume(throwing: error)

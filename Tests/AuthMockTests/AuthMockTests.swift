@@ -82,6 +82,26 @@ import Glibc
         }
     }
 
+    /// A timeout that ends before the wait could even begin still ends it (no lost timer).
+    @Test func aZeroTimeoutReturnsAtOnce() async throws {
+        try await withAuthMock(yaml: Self.basic) { server in
+            for _ in 0..<20 {
+                await #expect(throws: AuthMockError.timedOut(.zero)) { try await server.takeRequest(timeout: .zero) }
+            }
+        }
+    }
+
+    /// A take cancelled before it started waiting ends at once with CancellationError, not at its timeout.
+    @Test func aTakeCancelledBeforeItWaitsEndsAtOnce() async throws {
+        try await withAuthMock(yaml: Self.basic) { server in
+            for _ in 0..<20 {
+                let task = Task { try await server.takeRequest(timeout: .seconds(60)) }
+                task.cancel()
+                await #expect(throws: CancellationError.self) { try await task.value }
+            }
+        }
+    }
+
     @Test func shutdownWakesAWaitingTake() async throws {
         let server = try await AuthMock.start(yaml: Self.basic)
         let taken = Task { try await server.takeRequest(timeout: .seconds(30)) }
