@@ -429,10 +429,12 @@ final class EngineCore: Sendable {
         }
     }
 
+    /// As `POST /_authmock/reset`: `after:` timeline steps count from now again.
     func reset() {
+        let now = clock()
         locked.withLockedValue {
-            $0.engine.reset()
-            $0.proxy?.reset()
+            $0.engine.reset(at: now)
+            $0.proxy?.reset(at: now)
         }
     }
 

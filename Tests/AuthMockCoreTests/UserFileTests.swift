@@ -185,4 +185,44 @@ struct UserFileTests {
         #expect(engine.slowPasswordCheck(request(nil)) == nil)
         #expect(engine.slowPasswordCheck(request("Digest username=\"bc\"")) == nil)
     }
+
+    /// The shell's slow-work list covers every hash the Basic check will consult: a retired bcrypt
+    /// (a client still sending the old password) and the ISO-8859-1 reading of the password.
+    @Test func slowWorkCoversRetiredHashesAndLatin1() throws {
+        let scenario = try ScenarioLoader.load(yaml: Self.scenario("{htpasswd: users.htpasswd}"), file: "conf/s.yaml", files: Self.files)
+        var h = Harness(scenario)
+        _ = h.engine.changeUser("bc", .setPassword("new"), reason: "test", now: t0)
+        let stale = Request(method: "GET", target: "/", headers: [HeaderField("Authorization", basic("bc", "pw2"))])
+        let check = try #require(h.engine.slowPasswordCheck(stale), "the retired bcrypt hash must be checked off the loop")
+        check()
+        #expect(h.engine.slowPasswordCheck(stale) == nil)
+        #expect(h.send(authorization: basic("bc", "pw2")).verdict == .credentialStalePassword)
+
+        // "Basic<TAB>token" and a Latin-1 password: the same pairs as the engine's own check.
+        let latin1 = "Basic\t" + Data(Array("bc:p".utf8) + [0xE4] + Array("ss".utf8)).base64EncodedString()
+        let fresh = Harness(scenario)
+        let pairs = fresh.engine.basicHashChecks(try #require(BasicCredentials(Array("bc:p".utf8) + [0xE4] + Array("ss".utf8))))
+        #expect(pairs.count == 2)
+        #expect(pairs.last?.candidate == Array("päss".utf8))
+        #expect(fresh.engine.slowPasswordCheck(Request(method: "GET", target: "/", headers: [HeaderField("Authorization", latin1)])) != nil)
+    }
+
+    /// A password hashed from UTF-8 matches when the client sends it in ISO-8859-1 (the Latin-1 rule
+    /// applies to users from files as it does to users in clear).
+    @Test func aLatin1PasswordMatchesAHashMadeFromUTF8() throws {
+        let made = try #require(StoredPassword.crypt(Array("päss".utf8), setting: "$5$saltsalt$"))
+        let files = ScenarioFileReader.inMemory(["conf/u.htpasswd": "jo:\(made)\n"])
+        let scenario = try ScenarioLoader.load(yaml: Self.scenario("{htpasswd: u.htpasswd}"), file: "conf/s.yaml", files: files)
+        var h = Harness(scenario)
+        let latin1 = "Basic " + Data(Array("jo:p".utf8) + [0xE4] + Array("ss".utf8)).base64EncodedString()
+        #expect(h.send(authorization: latin1).verdict == .basicOK)
+        #expect(h.send(authorization: basic("jo", "päss")).verdict == .basicOK)
+    }
+
+    @Test func bcryptIsRecognisedByShapeWithoutHashing() {
+        #expect(StoredPassword.htpasswd("$2y$31$" + String(repeating: "a", count: 53)) != nil, "cost 31 would take days to probe")
+        #expect(StoredPassword.htpasswd("$2y$32$" + String(repeating: "a", count: 53)) == nil)
+        #expect(StoredPassword.htpasswd("$2y$05$" + String(repeating: "a", count: 52)) == nil)
+        #expect(StoredPassword.htpasswd("$2y$05$" + String(repeating: "!", count: 53)) == nil)
+    }
 }

@@ -13,24 +13,27 @@ extension Engine {
             }
             return .badRequest(.basicMalformed, "Basic credentials are not valid base64 (RFC 4648 §4, padded)")
         }
-        guard let colon = decoded.firstIndex(of: UInt8(ascii: ":")) else {
+        guard let parts = BasicCredentials(decoded) else {
             return .badRequest(.basicMalformed, "decoded Basic credentials have no ':' between user-id and password")
         }
-        let userBytes = Array(decoded[..<colon])
-        let passwordBytes = Array(decoded[(colon + 1)...])
-        // Bytes that are not UTF-8 are read as ISO-8859-1, the encoding clients used before RFC 7617.
-        let isUTF8 = String(validating: decoded, as: UTF8.self) != nil
-        let user = isUTF8 ? String(decoding: userBytes, as: UTF8.self) : Self.latin1String(userBytes)
-        let password = isUTF8 ? String(decoding: passwordBytes, as: UTF8.self) : Self.latin1String(passwordBytes)
+        let user = parts.user
+        let passwordBytes = parts.password
+        let isUTF8 = parts.isUTF8
         presented.user = user
-        presented.password = password
+        presented.password = isUTF8 ? String(decoding: passwordBytes, as: UTF8.self) : Self.latin1String(passwordBytes)
 
-        // Compare against a fixed dummy for unknown users too, so both paths take the same time.
+        // Unknown users are compared with a fixed dummy in clear. (A user from a file costs a hash, so the
+        // time taken can tell a hashed user from an unknown one; authmock is a test tool, not a vault.)
         let known = activeUser(named: user)
         let matchesUTF8 = passwordMatches(known ?? User(name: user, password: "\u{0}authmock-no-such-user"), passwordBytes)
-        // The same password in ISO-8859-1 (only differs from UTF-8 outside ASCII; only for clear passwords).
-        let latin1 = known.flatMap { $0.knowsPassword ? Self.latin1($0.password) : nil }
-        let matchesLatin1 = latin1.map { constantTimeEquals(passwordBytes, $0) } ?? false
+        // The same password in ISO-8859-1 (only differs from UTF-8 outside ASCII): against a clear password,
+        // its Latin-1 bytes; against a hash (made from UTF-8), the bytes read as Latin-1 and re-encoded.
+        let matchesLatin1: Bool
+        if let known, !known.knowsPassword {
+            matchesLatin1 = !isUTF8 && passwordMatches(known, parts.latin1PasswordAsUTF8)
+        } else {
+            matchesLatin1 = known.flatMap { Self.latin1($0.password) }.map { constantTimeEquals(passwordBytes, $0) } ?? false
+        }
 
         guard let known else {
             if matchesRetiredPassword(of: user, { passwordMatches($0, passwordBytes) }) {
@@ -57,6 +60,22 @@ extension Engine {
         return .challenge(.basicBadPassword, "wrong password for '\(known.name)'")
     }
 
+    /// The password pairs a Basic check of `parts` will hash with crypt(3), for the shell to run first
+    /// off the event loop: the current user's hash (and the Latin-1 reading), and any retired hash.
+    func basicHashChecks(_ parts: BasicCredentials) -> [(stored: StoredPassword, candidate: [UInt8], user: String)] {
+        guard let record = state.users.first(where: { $0.user.name == parts.user }) else { return [] }
+        var checks: [(stored: StoredPassword, candidate: [UInt8], user: String)] = []
+        let secrets = (record.removed ? [] : [record.user]) + record.retired + (record.removed ? [record.user] : [])
+        for secret in secrets {
+            guard let stored = secret.stored, case .crypt = stored else { continue }
+            checks.append((stored, parts.password, parts.user))
+            if !parts.isUTF8, secret.name == record.user.name, !record.removed {
+                checks.append((stored, parts.latin1PasswordAsUTF8, parts.user))
+            }
+        }
+        return checks
+    }
+
     static func latin1String(_ bytes: [UInt8]) -> String {
         String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
     }
@@ -73,4 +92,23 @@ extension Engine {
         }
         return nonASCII ? bytes : nil
     }
+}
+
+/// `user-id:password` as decoded from a Basic token. Bytes that are not UTF-8 are read as ISO-8859-1,
+/// the encoding clients used before RFC 7617.
+struct BasicCredentials {
+    var user: String
+    var password: [UInt8]
+    var isUTF8: Bool
+
+    init?(_ decoded: [UInt8]) {
+        guard let colon = decoded.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+        let userBytes = Array(decoded[..<colon])
+        password = Array(decoded[(colon + 1)...])
+        isUTF8 = String(validating: decoded, as: UTF8.self) != nil
+        user = isUTF8 ? String(decoding: userBytes, as: UTF8.self) : Engine.latin1String(userBytes)
+    }
+
+    /// The password bytes read as ISO-8859-1 and written as UTF-8 (what a hash made from UTF-8 expects).
+    var latin1PasswordAsUTF8: [UInt8] { Array(Engine.latin1String(password).utf8) }
 }

@@ -47,18 +47,29 @@ public enum StoredPassword: Sendable, Equatable, Hashable {
             let digest = Data(base64Encoded: String(field.dropFirst(5)))
             return digest?.count == Insecure.SHA1.byteCount ? .sha1(field) : nil
         }
-        let cryptPrefixes = ["$2y$", "$2b$", "$2a$", "$5$", "$6$", "$1$"]
+        // bcrypt by its shape: probing it would cost a full bcrypt run per user at load.
+        if ["$2y$", "$2b$", "$2a$"].contains(where: field.hasPrefix) {
+            let cost = bytes[4..<min(bytes.count, 6)]
+            let rest = bytes.dropFirst(7)
+            let isDigits = cost.count == 2 && cost.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+            guard bytes.count == 60, isDigits, bytes[6] == UInt8(ascii: "$"), (4...31).contains(Int(String(decoding: cost, as: UTF8.self)) ?? 0),
+                rest.allSatisfy({ Self.itoa64.contains($0) })
+            else { return nil }
+            return .crypt(field)
+        }
+        let cryptPrefixes = ["$5$", "$6$", "$1$"]
         if cryptPrefixes.contains(where: field.hasPrefix) {
             // libcrypt says whether it is well formed: hashing any word with it as the setting must give
             // a hash of the same shape (a bare setting such as `$6$` has no hash part to compare with).
             guard let probe = Self.crypt(Array("probe".utf8), setting: field), probe.utf8.count == bytes.count,
-                let cut = field.lastIndex(of: "$"), let probeCut = probe.lastIndex(of: "$"),
-                field[..<cut] == probe[..<probeCut] || field.hasPrefix("$2")
+                let cut = field.lastIndex(of: "$"), let probeCut = probe.lastIndex(of: "$"), field[..<cut] == probe[..<probeCut]
             else { return nil }
             return .crypt(field)
         }
         // Traditional DES crypt: 2 salt and 11 hash characters from crypt's alphabet.
-        if bytes.count == 13, bytes.allSatisfy({ Self.itoa64.contains($0) }) {
+        // (A 13-character password in clear from that alphabet looks the same: it loads, and never matches.)
+        if bytes.count == 13, bytes.allSatisfy({ Self.itoa64.contains($0) }),
+            let probe = Self.crypt(Array("probe".utf8), setting: field), probe.utf8.count == 13, probe.prefix(2) == field.prefix(2) {
             return .crypt(field)
         }
         return nil
@@ -208,16 +219,14 @@ extension Engine {
     public func slowPasswordCheck(_ request: Request) -> (@Sendable () -> Void)? {
         guard let value = request.headers.values(role.credentialsHeader).first else { return nil }
         let text = Substring(value).trimmingOWS()
-        guard text.count > 6, text.prefix(6).lowercased() == "basic " else { return nil }
-        guard let decoded = Base64.decodeStrict(text.dropFirst(6).trimmingOWS().utf8),
-            let colon = decoded.firstIndex(of: UInt8(ascii: ":"))
+        guard let space = text.firstIndex(where: { $0 == " " || $0 == "\t" }), text[..<space].lowercased() == "basic",
+            let decoded = Base64.decodeStrict(text[space...].trimmingOWS().utf8), let parts = BasicCredentials(decoded)
         else { return nil }
-        let name = String(decoding: decoded[..<colon], as: UTF8.self)
-        let candidate = Array(decoded[(colon + 1)...])
-        guard let user = activeUser(named: name), let stored = user.stored, case .crypt = stored,
-            !passwordMemo.isKnown(stored, candidate, user: name)
-        else { return nil }
+        let checks = basicHashChecks(parts).filter { !passwordMemo.isKnown($0.stored, $0.candidate, user: $0.user) }
+        guard !checks.isEmpty else { return nil }
         let memo = passwordMemo
-        return { _ = memo.verify(stored, candidate, user: name) }
+        return {
+            for check in checks { _ = memo.verify(check.stored, check.candidate, user: check.user) }
+        }
     }
 }

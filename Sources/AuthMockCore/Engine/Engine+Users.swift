@@ -178,6 +178,8 @@ extension Engine {
         public var domain: String?
         /// The stored hash's scheme (`bcrypt`, `apr1`, `htdigest`…) for users from a file.
         public var hash: String?
+        /// Where a user from a file came from: `users.htpasswd:3`.
+        public var source: String?
         public var enabled: Bool
         public var removed: Bool
         public var passwordChanges: Int
@@ -188,6 +190,7 @@ extension Engine {
             password = record.user.knowsPassword ? record.user.password : nil
             domain = record.user.domain
             hash = record.user.stored?.scheme
+            source = record.user.source
             enabled = !record.locked
             removed = record.removed
             passwordChanges = record.retired.count
@@ -195,7 +198,7 @@ extension Engine {
         }
 
         enum CodingKeys: String, CodingKey {
-            case name, password, domain, hash, enabled, removed, successes
+            case name, password, domain, hash, source, enabled, removed, successes
             case passwordChanges = "password_changes"
         }
     }

@@ -39,7 +39,8 @@ enum UserFile {
             }
             let name = String(line.text[..<colon])
             let hash = String(line.text[line.text.index(after: colon)...])
-            let hashColumn = name.count + 2
+            // Columns count code points, as the YAML diagnostics do.
+            let hashColumn = name.unicodeScalars.count + 2
             guard !name.isEmpty else {
                 report(line, column: 1, "the user name is empty", hint: "write `name:hash`")
                 continue
@@ -89,7 +90,7 @@ enum UserFile {
             }
             guard ha1.count == 32, ha1.utf8.allSatisfy({ ("0"..."9").contains(Character(Unicode.Scalar($0))) || ("a"..."f").contains(Character(Unicode.Scalar($0))) }) else {
                 diagnostics.append(ScenarioDiagnostic(
-                    file: file, line: line.number, column: name.count + realm.count + 3,
+                    file: file, line: line.number, column: name.unicodeScalars.count + realm.unicodeScalars.count + 3,
                     message: "'\(ha1.prefix(40))' is not an MD5 digest (32 lower-case hex digits)",
                     hint: "htdigest writes MD5(name:realm:password) in hex; make the line again with htdigest"
                 ))
