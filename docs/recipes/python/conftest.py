@@ -69,8 +69,9 @@ class AuthMock:
     # -- what tests use -------------------------------------------------------------------------
 
     def password(self, name):
-        """The current password of `name` (as far as this fixture changed it)."""
-        return next(user["password"] for user in self.users if user["name"] == name)
+        """The current password of `name` (as far as this fixture changed it); None for a user from an
+        htpasswd or htdigest file, whose password the server knows only as a hash."""
+        return next(user.get("password") for user in self.users if user["name"] == name)
 
     def journal(self, since=0):
         """The journal entries newer than seq `since`, oldest first.

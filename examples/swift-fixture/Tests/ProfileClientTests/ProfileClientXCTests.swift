@@ -4,7 +4,8 @@ import XCTest
 
 /// The XCTest way: one server per test, started in `setUp` from a scenario file, stopped in `tearDown`.
 final class ProfileClientXCTests: XCTestCase {
-    var server: AuthMock!
+    // Optional, not `AuthMock!`: XCTest runs tearDown even when setUp threw, and then there is no server.
+    var server: AuthMock?
 
     override func setUp() async throws {
         let file = try XCTUnwrap(Bundle.module.path(forResource: "profile", ofType: "yaml", inDirectory: "scenarios"))
@@ -12,10 +13,11 @@ final class ProfileClientXCTests: XCTestCase {
     }
 
     override func tearDown() async throws {
-        try await server.shutdown()
+        try await server?.shutdown()
     }
 
     func testAnswersTheChallengeOnceWithItsCredentials() async throws {
+        let server = try XCTUnwrap(server)
         let client = ProfileClient(user: "alice", password: "wonderland")
         let body = try await client.fetch(server.url(for: "/profile"))
         XCTAssertEqual(body, "name: alice\n")
@@ -31,6 +33,7 @@ final class ProfileClientXCTests: XCTestCase {
     }
 
     func testGivesUpOnAWrongPasswordInsteadOfLooping() async throws {
+        let server = try XCTUnwrap(server)
         let client = ProfileClient(user: "alice", password: "not-the-password")
         do {
             _ = try await client.fetch(server.url(for: "/profile"))
