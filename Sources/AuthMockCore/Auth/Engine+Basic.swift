@@ -65,11 +65,12 @@ extension Engine {
     func basicHashChecks(_ parts: BasicCredentials) -> [(stored: StoredPassword, candidate: [UInt8], user: String)] {
         guard let record = state.users.first(where: { $0.user.name == parts.user }) else { return [] }
         var checks: [(stored: StoredPassword, candidate: [UInt8], user: String)] = []
-        let secrets = (record.removed ? [] : [record.user]) + record.retired + (record.removed ? [record.user] : [])
-        for secret in secrets {
+        // The current secret (a removed user's last one is checked as retired) and the retired ones.
+        for (index, secret) in ([record.user] + record.retired).enumerated() {
             guard let stored = secret.stored, case .crypt = stored else { continue }
             checks.append((stored, parts.password, parts.user))
-            if !parts.isUTF8, secret.name == record.user.name, !record.removed {
+            // `verifyBasic` tries the ISO-8859-1 reading against an active user's current hash only.
+            if index == 0, !record.removed, !parts.isUTF8 {
                 checks.append((stored, parts.latin1PasswordAsUTF8, parts.user))
             }
         }

@@ -92,8 +92,7 @@ public enum StoredPassword: Sendable, Equatable, Hashable {
             computed = Array(("{SHA}" + Data(Insecure.SHA1.hash(data: candidate)).base64EncodedString()).utf8)
         case .htdigest(let realm, let ha1):
             stored = Array(ha1.utf8)
-            let input = Array("\(user):\(realm):".utf8) + candidate
-            computed = Array(Insecure.MD5.hash(data: input).map { String(format: "%02x", $0) }.joined().utf8)
+            computed = Array(DigestAlgorithm.md5.hash(Array("\(user):\(realm):".utf8) + candidate).utf8)
         }
         guard let computed else { return false }
         return constantTimeEquals(computed, stored)
@@ -217,10 +216,13 @@ extension Engine {
     /// checked before. Running it fills the memo, so that ``handle(_:now:random:)`` then answers at once.
     /// nil when there is nothing slow to do. The answer is the same whether or not this runs.
     public func slowPasswordCheck(_ request: Request) -> (@Sendable () -> Void)? {
-        guard let value = request.headers.values(role.credentialsHeader).first else { return nil }
-        let text = Substring(value).trimmingOWS()
-        guard let space = text.firstIndex(where: { $0 == " " || $0 == "\t" }), text[..<space].lowercased() == "basic",
-            let decoded = Base64.decodeStrict(text[space...].trimmingOWS().utf8), let parts = BasicCredentials(decoded)
+        // Only what `decide` would pass to `verifyBasic`: a protected resource, one field, scheme Basic, a
+        // Basic challenge offered.
+        let fields = request.headers.values(role.credentialsHeader)
+        guard fields.count == 1, basicChallenge != nil, scenario.resource(forPath: request.path)?.protected == true else { return nil }
+        let (scheme, token) = Self.schemeAndToken(fields[0])
+        guard scheme.lowercased() == "basic", let decoded = Base64.decodeStrict(token.trimmingOWS().utf8),
+            let parts = BasicCredentials(decoded)
         else { return nil }
         let checks = basicHashChecks(parts).filter { !passwordMemo.isKnown($0.stored, $0.candidate, user: $0.user) }
         guard !checks.isEmpty else { return nil }

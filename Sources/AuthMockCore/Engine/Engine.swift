@@ -252,9 +252,7 @@ public struct Engine: Sendable {
                 verdict: .duplicateAuthorization, detail: "\(fields.count) Authorization headers; RFC 9110 allows one"
             )
         }
-        let scheme = Self.leadingToken(field)
-        // What follows the scheme: Basic's token68, or NTLM's and Negotiate's base64 token.
-        let token = Substring(field.utf8.drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }.dropFirst(scheme.utf8.count))
+        let (scheme, token) = Self.schemeAndToken(field)
         var presented = PresentedCredentials(header: role.credentialsHeader, scheme: scheme)
         let outcome: AuthOutcome
         switch scheme.lowercased() {
@@ -331,7 +329,7 @@ public struct Engine: Sendable {
         }
     }
 
-    private var basicChallenge: BasicChallenge? {
+    var basicChallenge: BasicChallenge? {
         for case .basic(let basic) in scenario.challenges { return basic }
         return nil
     }
@@ -450,6 +448,14 @@ public struct Engine: Sendable {
     }
 
     /// The auth-scheme at the start of a header value; empty when it does not start with a token.
+    /// A credentials field split into its scheme and what follows it: Basic's token68, or NTLM's and
+    /// Negotiate's base64 token (Digest's parameters are parsed from the whole field).
+    static func schemeAndToken(_ field: String) -> (scheme: String, token: Substring) {
+        let scheme = leadingToken(field)
+        let token = Substring(field.utf8.drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }.dropFirst(scheme.utf8.count))
+        return (scheme, token)
+    }
+
     static func leadingToken(_ text: String) -> String {
         let utf8 = text.utf8
         let start = utf8.firstIndex { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") } ?? utf8.endIndex
