@@ -26,7 +26,6 @@ public enum Suite {
     /// Loads every `*.yaml` of `directory` (sorted by name). Files without a `case:` section are not
     /// cases and are refused, so that a suite never silently shrinks. Two files may not share a name.
     public static func load(directory: String) throws(LoadError) -> [ConformanceCase] {
-        let url = URL(fileURLWithPath: directory)
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
             throw LoadError(diagnostics: [
                 ScenarioDiagnostic(file: directory, line: 1, column: 1, message: "cannot read the suite directory", hint: "give --suite a directory of case files, e.g. scenarios/conformance")
@@ -37,12 +36,9 @@ public enum Suite {
         var seen: [String: String] = [:]
         for name in names.sorted() where name.hasSuffix(".yaml") || name.hasSuffix(".yml") {
             let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
-            guard let text = try? String(contentsOf: url.appendingPathComponent(name), encoding: .utf8) else {
-                diagnostics.append(ScenarioDiagnostic(file: path, line: 1, column: 1, message: "cannot read the file", hint: "check its permissions"))
-                continue
-            }
             do {
-                let scenario = try ScenarioLoader.load(yaml: text, file: path)
+                // An unreadable file is a diagnostic at path:1:1, like any other problem of the file.
+                let scenario = try ScenarioLoader.load(file: path)
                 guard let definition = scenario.conformance else {
                     diagnostics.append(ScenarioDiagnostic(
                         file: path, line: 1, column: 1, message: "the file is a scenario without a `case:` section",
