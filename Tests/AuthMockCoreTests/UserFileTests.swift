@@ -129,6 +129,9 @@ struct UserFileTests {
             "conf/s.yaml:4:19: cannot read the htpasswd file 'conf/missing.htpasswd' (no such file) — the path is relative to the scenario file's directory",
         ])
         #expect(loadErrors(Self.scenario("{htpasswd: empty.htpasswd}")).first?.contains("holds no users") == true)
+        // An earlier problem elsewhere in the scenario does not hide this one.
+        let both = loadErrors("version: 1\nname: files\ndescription: [1]\nusers: {htpasswd: empty.htpasswd}\nchallenges: [{scheme: Basic}]\n")
+        #expect(both.contains { $0.contains("holds no users") }, "\(both)")
         #expect(loadErrors(Self.scenario("{htpasswd: a, htdigest: b}")).first?.contains("users: takes one user file") == true)
         #expect(loadErrors(Self.scenario("{htpassword: users.htpasswd}")).first?.contains("did you mean 'htpasswd'?") == true)
     }

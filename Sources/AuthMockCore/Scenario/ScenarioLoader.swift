@@ -422,22 +422,22 @@ final class ScenarioReader {
             report(pathNode, "cannot read the \(kind) file '\(resolved)' (\(ScenarioFileReader.reason(error)))", hint: "the path is relative to the scenario file's directory")
             return []
         }
-        var users: [User]
+        let users: [User]
+        let fileDiagnostics: [ScenarioDiagnostic]
         if kind == "htpasswd" {
-            let read = UserFile.htpasswd(text, file: resolved)
-            diagnostics += read.diagnostics
-            users = read.users
+            (users, fileDiagnostics) = UserFile.htpasswd(text, file: resolved)
         } else {
             let read = UserFile.htdigest(text, file: resolved)
-            diagnostics += read.diagnostics
-            users = read.users.filter { $0.realm == realm }.map(\.user)
+            (users, fileDiagnostics) = (read.users.filter { $0.realm == realm }.map(\.user), read.diagnostics)
             if users.isEmpty, read.diagnostics.isEmpty, !read.users.isEmpty {
                 let realms = Array(Set(read.users.map(\.realm))).sorted().map { "'\($0)'" }.joined(separator: ", ")
                 report(pathNode, "no user in '\(resolved)' belongs to the realm '\(realm)'", hint: "htdigest entries are made for one realm; this file has \(realms): set `realm:` to one of them")
                 return []
             }
         }
-        if users.isEmpty, diagnostics.isEmpty {
+        diagnostics += fileDiagnostics
+        // Judged by this file's own problems, not by any found earlier in the scenario.
+        if users.isEmpty, fileDiagnostics.isEmpty {
             report(pathNode, "the \(kind) file '\(resolved)' holds no users", hint: "add one with `\(kind == "htpasswd" ? "htpasswd -B FILE alice" : "htdigest FILE '\(realm)' alice")`")
         }
         return users
