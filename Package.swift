@@ -109,13 +109,8 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "AuthMockTests",
-            dependencies: ["AuthMock"],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
             name: "AuthMockServerTests",
-            dependencies: ["AuthMockCore", "AuthMockServer", "AuthMockCertificates", "AuthMockCheck", "authmock"],
+            dependencies: ["AuthMock", "AuthMockCore", "AuthMockServer", "AuthMockCertificates", "AuthMockCheck", "authmock"],
             // Deliberately wrong clients the runner's tests run with python3, read from the source tree.
             exclude: ["Clients"],
             swiftSettings: swiftSettings

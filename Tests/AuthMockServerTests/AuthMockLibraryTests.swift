@@ -2,12 +2,9 @@ import AuthMock
 import Foundation
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
-/// The fixture library's own contract: what a test that embeds authmock relies on.
-@Suite struct AuthMockTests {
+/// The fixture library's own contract: what a test that embeds authmock relies on. (Here, beside the
+/// server's tests, for their raw-socket client.)
+@Suite struct AuthMockLibraryTests {
     static let basic = """
         version: 1
         name: fixture-basic
@@ -28,10 +25,14 @@ import Glibc
         if let user, let password {
             head += "Authorization: Basic " + Data("\(user):\(password)".utf8).base64EncodedString() + "\r\n"
         }
-        head += "\r\n"
+        let request = Array((head + "\r\n").utf8)
         let port = url.port!
-        let request = head
-        return try await Task.detached { try RawHTTP.exchange(port: port, request: request) }.value
+        let response = try await Task.detached { try rawExchange(port: port, request) }.value
+        let words = response.prefix { $0 != "\r" }.split(separator: " ")
+        guard words.count >= 2, words[0].hasPrefix("HTTP/1."), let status = Int(words[1]) else {
+            throw POSIXError(.EBADMSG)
+        }
+        return status
     }
 
     @Test func takeRequestReturnsEachExchangeOnceInArrivalOrder() async throws {
@@ -254,41 +255,5 @@ import Glibc
             #expect(proxy.port != server.url.port)
             #expect(server.proxyURL?.absoluteString == "http://127.0.0.1:\(proxy.port)")
         }
-    }
-}
-
-/// The smallest HTTP/1.1 client: connect to 127.0.0.1, send, read to the end, parse the status.
-enum RawHTTP {
-    struct Failure: Error { var what: String }
-
-    static func exchange(port: Int, request: String) throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw Failure(what: "socket") }
-        defer { close(fd) }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw Failure(what: "connect to port \(port): errno \(errno)") }
-        let bytes = Array(request.utf8)
-        guard bytes.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, 0) }) == bytes.count else { throw Failure(what: "send") }
-        var response: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            guard count > 0 else { break }
-            response += buffer[..<count]
-        }
-        let text = String(decoding: response, as: UTF8.self)
-        let parts = text.prefix { $0 != "\r" }.split(separator: " ")
-        guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), let status = Int(parts[1]) else {
-            throw Failure(what: "no HTTP response: \(text.prefix(80))")
-        }
-        return status
     }
 }

@@ -46,16 +46,22 @@ struct ProcessResult {
     var stderr: String
 }
 
-/// Runs a program without a shell, bounded in time (a hang is killed and reported).
-func run(_ executable: String, _ arguments: [String], timeout: Duration = .seconds(20)) async throws -> ProcessResult {
+/// Runs a program without a shell, bounded in time (a hang is killed and reported). `input` is written
+/// to its stdin, which is then closed; without it, stdin is /dev/null.
+func run(_ executable: String, _ arguments: [String], input: Data? = nil, timeout: Duration = .seconds(20)) async throws -> ProcessResult {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
     let out = Pipe(), err = Pipe()
     process.standardOutput = out
     process.standardError = err
-    process.standardInput = FileHandle.nullDevice
+    let stdin = input.map { _ in Pipe() }
+    process.standardInput = stdin ?? FileHandle.nullDevice
     try launch(process)
+    if let stdin, let input {
+        try stdin.fileHandleForWriting.write(contentsOf: input)
+        try stdin.fileHandleForWriting.close()
+    }
     let killer = Task {
         try await Task.sleep(for: timeout)
         process.terminate()

@@ -136,19 +136,6 @@ struct UserFileServerTests {
 
     /// htdigest has no batch mode: it reads the password twice from the terminal, or stdin without one.
     static func runHtdigest(create: Bool, file: String, realm: String, user: String, password: String) async throws -> ProcessResult {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: htdigest)
-        process.arguments = (create ? ["-c"] : []) + [file, realm, user]
-        let input = Pipe(), out = Pipe(), err = Pipe()
-        process.standardInput = input
-        process.standardOutput = out
-        process.standardError = err
-        try launch(process)
-        try input.fileHandleForWriting.write(contentsOf: Data("\(password)\n\(password)\n".utf8))
-        try input.fileHandleForWriting.close()
-        let o = await Task.detached { out.fileHandleForReading.readDataToEndOfFile() }.value
-        let e = await Task.detached { err.fileHandleForReading.readDataToEndOfFile() }.value
-        process.waitUntilExit()
-        return ProcessResult(status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+        try await run(htdigest, (create ? ["-c"] : []) + [file, realm, user], input: Data("\(password)\n\(password)\n".utf8))
     }
 }
