@@ -88,6 +88,7 @@ public struct Engine: Sendable {
         state.requests += 1
         var events = applyStepsBeforeRequest(now: now)
         var decision = decide(request, now: now, random: &random)
+        decision.response.fault = fault(for: decision, request: request)
         let entry = record(
             request: request, now: now, credentials: decision.credentials, verdict: decision.verdict,
             detail: decision.detail, response: decision.response
@@ -148,6 +149,18 @@ public struct Engine: Sendable {
         return entry
     }
 
+    /// Records a connection the shell closed at once because it already held `limit` connections.
+    public mutating func recordRefusedConnection(_ connection: ConnectionInfo, limit: Int, now: Date) -> JournalEntry {
+        let entry = JournalEntry(
+            seq: state.nextSeq, time: now, connection: connection.id, exchange: 0, remote: connection.remote, method: nil,
+            target: nil, version: nil, headers: [], bodyBytes: 0, credentials: nil, verdict: .connectionLimit,
+            detail: "closed at once: the server already holds \(limit) connections (--max-connections)", status: 0, challenges: nil
+        )
+        state.nextSeq += 1
+        state.journal.append(entry)
+        return entry
+    }
+
     /// What the shell reports about its TLS identity (pins, files), served at `GET /_authmock/tls`.
     public mutating func setTLSDescription(_ json: [UInt8]?) {
         state.tlsDescription = json
@@ -198,6 +211,7 @@ public struct Engine: Sendable {
         state.startedAt = now
         state.requestsSinceRotation = 0
         state.noncesIssued = 0
+        state.faultsFired = [:]
     }
 
     /// Sets the moment the scenario started, from which `after:` timeline steps count. Without it the
@@ -398,13 +412,34 @@ public struct Engine: Sendable {
         }
     }
 
+    // MARK: - Faults
+
+    /// The effect of the first scenario fault that matches this answer and has not used up its `times`.
+    private mutating func fault(for decision: Decision, request: Request) -> Fault.Effect? {
+        guard !scenario.faults.isEmpty else { return nil }
+        let isChallenge = decision.response.status == challengeStatus
+        let isGranted = decision.authenticatedUser != nil || decision.verdict == .publicResource
+        for (index, fault) in scenario.faults.enumerated() {
+            switch fault.trigger {
+            case .challenge where !isChallenge, .granted where !isGranted: continue
+            default: break
+            }
+            if let path = fault.path, !Resource(path: path).matches(path: request.path) { continue }
+            let fired = state.faultsFired[index, default: 0]
+            if let times = fault.times, fired >= times { continue }
+            state.faultsFired[index] = fired + 1
+            return fault.effect
+        }
+        return nil
+    }
+
     // MARK: - Journal
 
     private mutating func record(
         request: Request, now: Date, credentials: PresentedCredentials?, verdict: Verdict, detail: String?, response: Response
     ) -> JournalEntry {
         let challenges = response.headers.values(challengeHeader)
-        let entry = JournalEntry(
+        var entry = JournalEntry(
             seq: state.nextSeq, time: now, connection: request.connection.id, exchange: request.connection.exchange,
             remote: request.connection.remote, method: request.method, target: request.target, version: request.version,
             headers: request.headers.map(Self.recorded), bodyBytes: request.body.count, credentials: credentials,
@@ -412,6 +447,7 @@ public struct Engine: Sendable {
             tls: request.connection.tls, hop: role == .proxy ? "proxy" : nil, leaks: Self.leaks(in: request, role: role),
             bodySHA256: request.body.isEmpty ? nil : SHA256.hash(data: request.body).hexString
         )
+        entry.fault = response.fault?.journalText
         state.nextSeq += 1
         state.journal.append(entry)
         return entry
@@ -572,6 +608,8 @@ public struct EngineState: Sendable, Equatable {
     /// HTTP requests decided since start or reset (control requests excluded).
     var requests = 0
     var startedAt: Date?
+    /// How many answers each scenario fault (by index) has been played on, for `times:`.
+    var faultsFired: [Int: Int] = [:]
 
     /// How many Digest nonces are remembered right now (bounded by the scenario's `nonce.remember`).
     public var rememberedNonces: Int { nonces.count }

@@ -99,6 +99,8 @@ public struct Response: Sendable, Equatable {
     public var closeConnection: Bool
     /// Send the body with `Transfer-Encoding: chunked` instead of `Content-Length`.
     public var chunked = false
+    /// A scenario fault the shell plays instead of (or around) writing this response normally.
+    public var fault: Fault.Effect?
 
     public init(status: Int, headers: [HeaderField] = [], body: [UInt8] = [], closeConnection: Bool = false) {
         self.status = status

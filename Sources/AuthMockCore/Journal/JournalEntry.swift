@@ -37,6 +37,8 @@ public struct JournalEntry: Sendable, Equatable, Codable {
     public var hop: String?
     /// Credentials sent to the wrong party (e.g. `Proxy-Authorization reached the origin`); absent when none.
     public var leaks: [String]?
+    /// The scenario's fault played on this answer (`close`, `stall 2s`, …); absent when none.
+    public var fault: String?
 
     /// Whether this entry is an HTTP exchange (a request and the answer sent), rather than a TLS
     /// connection record or a change to a user. Status 0 marks the latter: nothing was sent.
@@ -64,7 +66,7 @@ public struct JournalEntry: Sendable, Equatable, Codable {
         case seq, time, connection, exchange, remote, method, target, version, headers
         case bodyBytes = "body_bytes"
         case bodySHA256 = "body_sha256"
-        case credentials, verdict, detail, status, challenges, tls, requests, hop, leaks
+        case credentials, verdict, detail, status, challenges, tls, requests, hop, leaks, fault
     }
 
     public init(from decoder: any Decoder) throws {
@@ -93,6 +95,7 @@ public struct JournalEntry: Sendable, Equatable, Codable {
         requests = try container.decodeIfPresent(Int.self, forKey: .requests)
         hop = try container.decodeIfPresent(String.self, forKey: .hop)
         leaks = try container.decodeIfPresent([String].self, forKey: .leaks)
+        fault = try container.decodeIfPresent(String.self, forKey: .fault)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -117,6 +120,7 @@ public struct JournalEntry: Sendable, Equatable, Codable {
         try container.encodeIfPresent(requests, forKey: .requests)
         try container.encodeIfPresent(hop, forKey: .hop)
         try container.encodeIfPresent(leaks, forKey: .leaks)
+        try container.encodeIfPresent(fault, forKey: .fault)
     }
 
     public init(

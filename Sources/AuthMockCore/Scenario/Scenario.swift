@@ -26,6 +26,8 @@ public struct Scenario: Sendable, Equatable {
     public var proxy: ProxySettings?
     /// Listen on a second port as well (same protocol, same engine); its URL is `{second_url}`.
     public var secondPort = false
+    /// Ways the origin misbehaves (close after the challenge, stall, …), first match wins.
+    public var faults: [Fault] = []
     /// The `case:` and `expect:` sections that make the scenario a conformance case; `serve` ignores them.
     public var conformance: CaseDefinition?
 
@@ -43,9 +45,11 @@ public struct Scenario: Sendable, Equatable {
         timeline: [TimelineStep] = [],
         proxy: ProxySettings? = nil,
         conformance: CaseDefinition? = nil,
-        secondPort: Bool = false
+        secondPort: Bool = false,
+        faults: [Fault] = []
     ) {
         self.secondPort = secondPort
+        self.faults = faults
         self.name = name
         self.description = description
         self.realm = realm
@@ -68,7 +72,8 @@ public struct Scenario: Sendable, Equatable {
             name: name + "-proxy", description: "the forward proxy of \(name)", realm: proxy.realm, users: proxy.users,
             challenges: proxy.challenges, nonce: nonce,
             unauthorized: proxy.unauthorized,
-            resources: [Resource(path: "*", protected: !proxy.challenges.isEmpty, body: "")]
+            resources: [Resource(path: "*", protected: !proxy.challenges.isEmpty, body: "")],
+            faults: proxy.faults
         )
     }
 
@@ -86,6 +91,8 @@ public struct ProxySettings: Sendable, Equatable {
     public var challenges: [Challenge]
     /// What the 407 looks like (body, chunked, close, or a broken 401).
     public var unauthorized = UnauthorizedResponse(body: "407 Proxy Authentication Required\n")
+    /// Ways the proxy misbehaves on its 407s (`on: challenge` only: a granted CONNECT becomes a tunnel).
+    public var faults: [Fault] = []
 
     public init(realm: String = "authmock proxy", users: [User], challenges: [Challenge]) {
         self.realm = realm

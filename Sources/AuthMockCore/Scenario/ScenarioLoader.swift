@@ -41,7 +41,7 @@ public enum ScenarioLoader {
 
     /// The keys the loader accepts, by section: the single source for the docs and the schema test.
     public static let keys: [String: [String]] = [
-        "scenario": ["version", "name", "description", "realm", "users", "challenges", "challenge-style", "nonce", "unauthorized", "resources", "tls", "timeline", "proxy", "second-port", "case", "expect"],
+        "scenario": ["version", "name", "description", "realm", "users", "challenges", "challenge-style", "nonce", "unauthorized", "resources", "tls", "timeline", "proxy", "second-port", "faults", "case", "expect"],
         "user": ["name", "password", "domain"],
         "users file": ["htpasswd", "htdigest"],
         "challenge.basic": ["scheme", "charset"],
@@ -54,11 +54,12 @@ public enum ScenarioLoader {
         "resource": ["path", "protected", "status", "body", "content-type", "headers"],
         "tls": ["identity", "key", "hosts", "intermediate", "client-certificate", "plain-http", "rotate"],
         "tls.rotate": ["after-requests", "keep-key"],
-        "proxy": ["realm", "users", "challenges", "unauthorized"],
+        "proxy": ["realm", "users", "challenges", "unauthorized", "faults"],
+        "fault": ["when", "effect", "duration", "times", "path"],
         "timeline step": ["after-successes", "after", "at-request", "user", "password", "lock", "unlock", "remove"],
         "case": ["title", "reference", "features", "timeout", "request", "give"],
         "case.request": ["method", "path", "body", "body-bytes", "repeat", "parallel"],
-        "case.give": ["password", "proxy-password", "ca", "pin", "client-certificate"],
+        "case.give": ["password", "proxy-password", "ca", "pin", "client-certificate", "timeout"],
         "expect": ["outcome", "implemented", "checks"],
         "check": ["that", "grade", "sequence", "never", "at-most", "at-least", "of", "after", "observe"],
         "pattern": ["kind", "hop", "method", "status", "verdict", "credentials", "algorithm", "qop", "userhash", "authority", "tls", "body", "nonce-reused", "leak"],
@@ -319,6 +320,7 @@ final class ScenarioReader {
         let timeline = fields["timeline"].map { timelineSteps($0, users: users) } ?? []
         let proxy = fields["proxy"].flatMap(proxySettings)
         let secondPort = fields["second-port"].flatMap { bool($0, "second-port") } ?? false
+        let faults = fields["faults"].map { self.faults($0, what: "faults") } ?? []
         let conformance = caseDefinition(
             case: fields.entries["case"], expect: fields.entries["expect"],
             context: CaseContext(
@@ -340,7 +342,7 @@ final class ScenarioReader {
         return Scenario(
             name: name, description: description, realm: realm, users: users, challenges: challenges, challengeStyle: style,
             nonce: nonce, unauthorized: unauthorized, resources: resources, tls: tls, timeline: timeline, proxy: proxy,
-            conformance: conformance, secondPort: secondPort
+            conformance: conformance, secondPort: secondPort, faults: faults
         )
     }
 
@@ -706,7 +708,57 @@ final class ScenarioReader {
         if let node = fields["users"] { checkUserFileFits(users, challenges: challenges, at: node) }
         var settings = ProxySettings(realm: realm, users: users, challenges: challenges)
         if let node = fields["unauthorized"] { settings.unauthorized = unauthorized(node, proxy: true) }
+        if let node = fields["faults"] { settings.faults = faults(node, what: "proxy.faults", triggers: [.challenge]) }
         return settings
+    }
+
+    // MARK: - Faults
+
+    func faults(_ node: Node, what: String, triggers: [Fault.Trigger] = Fault.Trigger.allCases) -> [Fault] {
+        guard let items = sequence(node, what) else { return [] }
+        var faults: [Fault] = []
+        for item in items {
+            guard let fields = mapping(item, "a fault", allowed: ScenarioLoader.keys["fault"]!, required: ["when", "effect"]),
+                let whenNode = fields["when"], let when = string(whenNode, "\(what).when"),
+                let effectNode = fields["effect"], let effectName = string(effectNode, "\(what).effect")
+            else { continue }
+            guard let trigger = Fault.Trigger(rawValue: when), triggers.contains(trigger) else {
+                let names = triggers.map(\.rawValue)
+                report(whenNode, "\(what).when '\(when)' is not one of \(names.joined(separator: ", "))",
+                       hint: triggers.count == 1 ? "the proxy's faults apply to its 407s: write `when: challenge`" : Suggestion.hint(for: when, in: names))
+                continue
+            }
+            let duration = fields["duration"].flatMap { self.duration($0, "\(what).duration") }
+            let effect: Fault.Effect
+            switch effectName {
+            case "close": effect = .close
+            case "disconnect": effect = .disconnect
+            case "drop-body": effect = .dropBody
+            case "stall": effect = .stall(seconds: duration)
+            case "delay":
+                guard let duration else {
+                    if fields["duration"] == nil { report(effectNode, "effect delay needs a duration", hint: "add `duration: 2s`") }
+                    continue
+                }
+                effect = .delay(seconds: duration)
+            default:
+                report(effectNode, "\(what).effect '\(effectName)' is not known", hint: Suggestion.hint(for: effectName, in: Fault.Effect.names))
+                continue
+            }
+            if let node = fields["duration"], !["stall", "delay"].contains(effectName) {
+                report(node, "effect \(effectName) takes no duration", hint: "remove `duration:`; only stall and delay wait")
+            }
+            if let node = fields["duration"], let seconds = duration, seconds > 3600 {
+                report(node, "\(what).duration is over an hour", hint: "use at most 1h; a client's timeout is what is being tested")
+            }
+            var fault = Fault(when: trigger, effect: effect)
+            if let node = fields["times"] { fault.times = int(node, "\(what).times", in: 1...1_000_000) }
+            if let node = fields["path"], let path = string(node, "\(what).path") {
+                if path.hasPrefix("/") { fault.path = path } else { report(node, "\(what).path '\(path)' does not start with '/'", hint: "write a resource path such as /private or /api/*") }
+            }
+            faults.append(fault)
+        }
+        return faults
     }
 
     // MARK: - Timeline

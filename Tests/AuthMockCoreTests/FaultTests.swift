@@ -1,0 +1,96 @@
+import AuthMockCore
+import Foundation
+import Testing
+
+/// Which answers carry a scenario fault, and how scenario files declare them.
+struct FaultTests {
+    static func engine(_ faults: [Fault]) -> (Engine, RandomSource) {
+        var random = RandomSource.seeded(7)
+        var scenario = Scenario(
+            name: "faults", users: [User(name: "alice", password: "wonderland")], challenges: [.basic(BasicChallenge())],
+            resources: [Resource(path: "/"), Resource(path: "/open", protected: false), Resource(path: "/slow")]
+        )
+        scenario.faults = faults
+        return (Engine(scenario: scenario, random: &random), random)
+    }
+
+    static let now = Date(timeIntervalSince1970: 1_800_000_000)
+    static let credentials = [HeaderField("Authorization", basic("alice", "wonderland"))]
+
+    @Test func triggersPickTheirAnswers() {
+        var (engine, random) = Self.engine([Fault(when: .challenge, effect: .close), Fault(when: .granted, effect: .dropBody, path: "/slow")])
+        let challenged = engine.handle(Request(method: "GET", target: "/"), now: Self.now, random: &random)
+        #expect(challenged.response.status == 401)
+        #expect(challenged.response.fault == .close)
+        #expect(challenged.entry?.fault == "close")
+
+        let granted = engine.handle(Request(method: "GET", target: "/", headers: Self.credentials), now: Self.now, random: &random)
+        #expect(granted.response.fault == nil, "the granted fault is only for /slow")
+        let slow = engine.handle(Request(method: "GET", target: "/slow?x=1", headers: Self.credentials), now: Self.now, random: &random)
+        #expect(slow.response.fault == .dropBody)
+        let open = engine.handle(Request(method: "GET", target: "/open"), now: Self.now, random: &random)
+        #expect(open.response.fault == nil)
+        #expect(open.entry?.fault == nil)
+    }
+
+    @Test func timesCountsAndResetRestarts() {
+        var (engine, random) = Self.engine([Fault(when: .any, effect: .delay(seconds: 0.5), times: 2)])
+        let faults = (0..<3).map { _ in engine.handle(Request(method: "GET", target: "/open"), now: Self.now, random: &random).response.fault }
+        #expect(faults == [.delay(seconds: 0.5), .delay(seconds: 0.5), nil])
+        engine.reset(at: Self.now)
+        #expect(engine.handle(Request(method: "GET", target: "/open"), now: Self.now, random: &random).entry?.fault == "delay 0.5s")
+    }
+
+    @Test func controlEndpointsNeverFault() {
+        var (engine, random) = Self.engine([Fault(when: .any, effect: .disconnect)])
+        let exchange = engine.handle(Request(method: "GET", target: "/_authmock/journal"), now: Self.now, random: &random)
+        #expect(exchange.response.fault == nil)
+    }
+
+    @Test func loaderReadsFaults() throws {
+        let scenario = try ScenarioLoader.load(yaml: """
+            version: 1
+            name: f
+            users: [{name: a, password: b}]
+            challenges: [{scheme: Basic}]
+            faults:
+              - {when: challenge, effect: close, times: 1}
+              - {when: granted, effect: stall}
+              - {when: any, effect: stall, duration: 2s, path: /api/*}
+              - {when: granted, effect: delay, duration: 500ms}
+              - {when: granted, effect: drop-body}
+              - {when: any, effect: disconnect}
+            proxy:
+              users: [{name: c, password: d}]
+              challenges: [{scheme: Basic}]
+              faults: [{when: challenge, effect: close}]
+            """, file: "f.yaml")
+        #expect(scenario.faults == [
+            Fault(when: .challenge, effect: .close, times: 1), Fault(when: .granted, effect: .stall(seconds: nil)),
+            Fault(when: .any, effect: .stall(seconds: 2), path: "/api/*"), Fault(when: .granted, effect: .delay(seconds: 0.5)),
+            Fault(when: .granted, effect: .dropBody), Fault(when: .any, effect: .disconnect),
+        ])
+        #expect(scenario.proxy?.faults == [Fault(when: .challenge, effect: .close)])
+        #expect(scenario.proxyScenario?.faults == [Fault(when: .challenge, effect: .close)])
+    }
+
+    @Test func loaderRefusesBadFaults() {
+        let head = "version: 1\nname: f\nusers: [{name: a, password: b}]\nchallenges: [{scheme: Basic}]\n"
+        #expect(diagnostics(head + "faults: [{when: challenge, effect: explode}]") == [
+            "bad.yaml:5:36: faults.effect 'explode' is not known — expected one of: close, disconnect, stall, drop-body, delay",
+        ])
+        #expect(diagnostics(head + "faults: [{when: challange, effect: close}]") == [
+            "bad.yaml:5:17: faults.when 'challange' is not one of challenge, granted, any — did you mean 'challenge'? (expected one of: challenge, granted, any)",
+        ])
+        #expect(diagnostics(head + "faults: [{when: any, effect: delay}]") == ["bad.yaml:5:30: effect delay needs a duration — add `duration: 2s`"])
+        #expect(diagnostics(head + "faults: [{when: any, effect: close, duration: 1s}]") == [
+            "bad.yaml:5:47: effect close takes no duration — remove `duration:`; only stall and delay wait",
+        ])
+        #expect(diagnostics(head + "faults: [{when: any, effect: close, times: 0}]").count == 1)
+        #expect(diagnostics(head + "faults: [{effect: close}]").count == 1)
+        let proxy = "version: 1\nname: f\nusers: []\nchallenges: []\nresources: [{path: /, protected: false}]\nproxy:\n  users: [{name: c, password: d}]\n  challenges: [{scheme: Basic}]\n  faults: [{when: granted, effect: close}]\n"
+        #expect(diagnostics(proxy) == [
+            "bad.yaml:9:19: proxy.faults.when 'granted' is not one of challenge — the proxy's faults apply to its 407s: write `when: challenge`",
+        ])
+    }
+}
