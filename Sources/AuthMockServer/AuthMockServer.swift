@@ -135,7 +135,9 @@ public final class AuthMockServer: Sendable {
         host: String, port: Int, _ initializer: @escaping @Sendable (any Channel) -> EventLoopFuture<Void>
     ) async throws -> any Channel {
         try await ServerBootstrap(group: group)
-            .serverChannelOption(.backlog, value: 256)
+            // Load generators (wrk -c1000, the load tests) open many connections at once; a short accept queue
+            // turns that into SYN retries of a second or more.
+            .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer(initializer)
@@ -144,12 +146,31 @@ public final class AuthMockServer: Sendable {
     }
 
     private func bind(host: String, port: Int, tls: TLSRuntime?) async throws -> any Channel {
-        let connections = self.connections
         return try await listen(host: host, port: port) { [self] channel in
             channel.eventLoop.makeCompletedFuture {
-                try self.configureOrigin(channel, id: connections.register(channel), tls: tls)
+                guard let id = admit(channel) else { return }
+                try self.configureOrigin(channel, id: id, tls: tls)
             }
         }
+    }
+
+    /// Registers a new connection, or closes it (and journals why) when the server already holds
+    /// `maxConnections`.
+    private func admit(_ channel: any Channel) -> UInt64? {
+        switch connections.register(channel, limit: configuration.maxConnections) {
+        case .admitted(let id):
+            return id
+        case .refused(let id):
+            let remote = channel.remoteAddress.map { "\($0.ipAddress ?? "?"):\($0.port ?? 0)" }
+            core.recordRefusedConnection(ConnectionInfo(id: id, exchange: 0, remote: remote), limit: configuration.maxConnections)
+            return nil
+        case .closing:
+            return nil
+        }
+    }
+
+    private var timeouts: ConnectionGuard.Timeouts {
+        ConnectionGuard.Timeouts(header: TimeAmount(configuration.headerTimeout), idle: TimeAmount(configuration.idleTimeout))
     }
 
     /// Plays the origin on a channel: a new connection, or a CONNECT tunnel through the proxy.
@@ -163,6 +184,9 @@ public final class AuthMockServer: Sendable {
         // Pipelining assistance serialises pipelined requests and implements quiescing
         // (ChannelShouldQuiesceEvent) for graceful shutdown. Error handling is ours, so that protocol
         // errors are journaled.
+        // Below the HTTP codec, above TLS: it sees every byte of a request as it arrives.
+        let connectionGuard = ConnectionGuard(timeouts: timeouts)
+        try sync.addHandler(connectionGuard)
         try sync.configureHTTPServerPipeline(
             withPipeliningAssistance: true, withErrorHandling: false, withOutboundHeaderValidation: true,
             withEncoderConfiguration: .init(), withDecoderLimitConfiguration: decoderLimits
@@ -170,7 +194,7 @@ public final class AuthMockServer: Sendable {
         try sync.addHandler(
             ExchangeHandler(
                 connectionID: id, core: core, maxBodySize: configuration.maxBodySize, tls: tls != nil, perform: performActions,
-                logger: logger
+                logger: logger, connectionGuard: connectionGuard, registry: connections
             )
         )
     }
@@ -178,10 +202,9 @@ public final class AuthMockServer: Sendable {
     /// The forward proxy's listener. Its HTTP handlers are added one by one, so that a granted CONNECT
     /// can take them away and play the origin on the same channel.
     private func bindProxy(host: String, port: Int) async throws -> any Channel {
-        let connections = self.connections
         return try await listen(host: host, port: port) { [self] channel in
             channel.eventLoop.makeCompletedFuture {
-                let id = connections.register(channel)
+                guard let id = admit(channel) else { return }
                 let limits = decoderLimits
                 // Bytes after a CONNECT belong to the tunnel (or to the next request after a 407):
                 // the decoder forwards them when it is removed, never drops them.
@@ -201,11 +224,12 @@ public final class AuthMockServer: Sendable {
                     },
                     encoder: encoder, decoder: decoder, pipelining: pipelining, makeDecoder: makeDecoder
                 )
-                try channel.pipeline.syncOperations.addHandlers([encoder, decoder, pipelining])
+                let connectionGuard = ConnectionGuard(timeouts: timeouts)
+                try channel.pipeline.syncOperations.addHandlers([connectionGuard, encoder, decoder, pipelining])
                 try channel.pipeline.syncOperations.addHandler(
                     ExchangeHandler(
                         connectionID: id, core: core, maxBodySize: configuration.maxBodySize, tls: false, perform: performActions,
-                        logger: logger, proxy: route
+                        logger: logger, connectionGuard: connectionGuard, registry: connections, proxy: route
                     )
                 )
             }
@@ -325,6 +349,40 @@ public final class AuthMockServer: Sendable {
         return true
     }
 
+    /// The sizes of the state the server keeps, for checking that nothing outlives its connection.
+    public struct StateSizes: Sendable, Equatable, CustomStringConvertible {
+        /// Client connections open now.
+        public var openConnections: Int
+        /// Connections refused since start because `maxConnections` were open.
+        public var refusedConnections: Int
+        /// Connections holding a stalled answer (a scenario's `stall` fault).
+        public var stalledConnections: Int
+        /// Connections with NTLM state (a handshake in progress, or an authenticated connection), both hops.
+        public var ntlmConnections: Int
+        /// Digest nonces remembered (bounded by `nonce.remember`), both hops.
+        public var rememberedNonces: Int
+        /// Journal entries in memory (bounded by `journalCapacity`).
+        public var journalEntries: Int
+
+        public var description: String {
+            "open \(openConnections), refused \(refusedConnections), stalled \(stalledConnections), ntlm \(ntlmConnections), nonces \(rememberedNonces), journal \(journalEntries)"
+        }
+    }
+
+    public var stateSizes: StateSizes {
+        let (ntlm, nonces, journal) = core.withEngines { origin, proxy in
+            (
+                origin.state.ntlmConnections + (proxy?.state.ntlmConnections ?? 0),
+                origin.state.rememberedNonces + (proxy?.state.rememberedNonces ?? 0),
+                origin.state.journal.count
+            )
+        }
+        return StateSizes(
+            openConnections: connections.openCount, refusedConnections: connections.refusedCount,
+            stalledConnections: connections.stalledCount, ntlmConnections: ntlm, rememberedNonces: nonces, journalEntries: journal
+        )
+    }
+
     /// Clears the journal and nonce state and restores the scenario's users, as `POST /_authmock/reset` does.
     public func reset() {
         core.reset()
@@ -442,6 +500,10 @@ final class EngineCore: Sendable {
         locked.withLockedValue { body(&$0.engine) }
     }
 
+    func withEngines<T>(_ body: (Engine, Engine?) -> T) -> T {
+        locked.withLockedValue { body($0.engine, $0.proxy) }
+    }
+
     /// What must run off the event loop before `handle` (a slow password hash), if anything.
     func slowPasswordCheck(_ request: Request) -> (@Sendable () -> Void)? {
         locked.withLockedValue { $0.engine.slowPasswordCheck(request) }
@@ -526,6 +588,15 @@ final class EngineCore: Sendable {
         }
     }
 
+    func recordRefusedConnection(_ connection: ConnectionInfo, limit: Int) {
+        let now = clock()
+        let sinks = sinks.withLockedValue { $0 }
+        locked.withLockedValue {
+            let entry = $0.engine.recordRefusedConnection(connection, limit: limit, now: now)
+            sinks.deliver(entry)
+        }
+    }
+
     /// Records a TLS connection's handshake and request count when it closes.
     func recordTLSConnection(_ connection: ConnectionInfo, failure: String?, requests: Int) {
         let now = clock()
@@ -552,30 +623,69 @@ final class ConnectionRegistry: Sendable {
     private struct State {
         var nextID: UInt64 = 1
         var open: [UInt64: any Channel] = [:]
+        /// Connections holding an answer back (a scenario's `stall`): shutdown closes them at once.
+        var stalled: [ObjectIdentifier: any Channel] = [:]
         var closing = false
+        var refused = 0
     }
 
     private let state = NIOLockedValueBox(State())
 
+    enum Admission {
+        case admitted(UInt64)
+        /// Over the connection limit: closed.
+        case refused(UInt64)
+        /// Shutdown has begun: closed.
+        case closing
+    }
+
     /// Assigns the next connection id and forgets the channel when it closes. A connection accepted
-    /// after shutdown began is closed at once, so nothing is journaled after the journal is flushed.
-    func register(_ channel: any Channel) -> UInt64 {
-        let (id, closing) = state.withLockedValue { state in
+    /// after shutdown began, or beyond `limit` open ones, is closed at once, so nothing is journaled
+    /// after the journal is flushed and no client can exhaust the process's descriptors.
+    func register(_ channel: any Channel, limit: Int = .max) -> Admission {
+        let admission = state.withLockedValue { state -> Admission in
             defer { state.nextID += 1 }
-            if !state.closing { state.open[state.nextID] = channel }
-            return (state.nextID, state.closing)
+            if state.closing { return .closing }
+            if state.open.count >= limit {
+                state.refused += 1
+                return .refused(state.nextID)
+            }
+            state.open[state.nextID] = channel
+            return .admitted(state.nextID)
         }
-        if closing {
+        guard case .admitted(let id) = admission else {
             channel.close(promise: nil)
-            return id
+            return admission
         }
         channel.closeFuture.whenComplete { [weak self] _ in
             self?.state.withLockedValue { _ = $0.open.removeValue(forKey: id) }
         }
-        return id
+        return admission
     }
 
     var openCount: Int { state.withLockedValue { $0.open.count } }
+
+    /// Connections refused because the limit was reached.
+    var refusedCount: Int { state.withLockedValue { $0.refused } }
+
+    /// Connections holding a stalled answer right now.
+    var stalledCount: Int { state.withLockedValue { $0.stalled.count } }
+
+    /// Remembers a connection that holds its answer back, until it closes.
+    func markStalled(_ channel: any Channel) {
+        let key = ObjectIdentifier(channel)
+        let closing = state.withLockedValue { state in
+            if !state.closing { state.stalled[key] = channel }
+            return state.closing
+        }
+        if closing {
+            channel.close(promise: nil)
+            return
+        }
+        channel.closeFuture.whenComplete { [weak self] _ in
+            self?.state.withLockedValue { _ = $0.stalled.removeValue(forKey: key) }
+        }
+    }
 
     /// A fresh connection id for a connection that starts inside another (a CONNECT tunnel).
     func allocateID() -> UInt64 {
@@ -591,10 +701,12 @@ final class ConnectionRegistry: Sendable {
     var isClosing: Bool { state.withLockedValue { $0.closing } }
 
     func quiesce(gracePeriod: Duration) async {
-        let channels = state.withLockedValue { state in
+        let (channels, stalled) = state.withLockedValue { state in
             state.closing = true
-            return Array(state.open.values)
+            return (Array(state.open.values), Array(state.stalled.values))
         }
+        // A stalled answer would never come: waiting for it would only spend the grace period.
+        for channel in stalled { channel.close(promise: nil) }
         for channel in channels {
             channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
         }

@@ -49,12 +49,17 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var readHeld = false
     private var exchanges = 0
     private var remote: String?
+    /// The connection's timers (header and idle timeouts), told where the exchange is.
+    private let connectionGuard: ConnectionGuard
+    private let registry: ConnectionRegistry
 
     init(
         connectionID: UInt64, core: EngineCore, maxBodySize: Int, tls: Bool,
         perform: @escaping @Sendable ([ServerAction], any EventLoop) -> EventLoopFuture<Void>, logger: Logger,
-        proxy: ProxyRoute? = nil
+        connectionGuard: ConnectionGuard, registry: ConnectionRegistry, proxy: ProxyRoute? = nil
     ) {
+        self.connectionGuard = connectionGuard
+        self.registry = registry
         self.proxy = proxy
         self.connectionID = connectionID
         self.core = core
@@ -97,6 +102,42 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         remote = context.channel.remoteAddress.map(Self.describe)
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        connectionGuard.onHeaderTimeout = {
+            let (handler, context) = loopBound.value
+            return handler.headerTimedOut(context: context)
+        }
+        connectionGuard.onIdleTimeout = {
+            let (handler, _) = loopBound.value
+            if handler.isTLS, !handler.handshakeCompleted, handler.handshakeFailure == nil {
+                handler.handshakeFailure = "the handshake did not complete within the idle timeout"
+            }
+        }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        // A CONNECT tunnel replaces this handler: the guard's callbacks must not reach it any more.
+        connectionGuard.onHeaderTimeout = nil
+        connectionGuard.onIdleTimeout = nil
+    }
+
+    /// A request head trickled in for longer than the header timeout: journal a 408 and hand the guard
+    /// its bytes (it writes them below the HTTP codec, which has only half a request).
+    private func headerTimedOut(context: ChannelHandlerContext) -> ByteBuffer {
+        exchanges += 1
+        let exchange = core.reject(
+            partial: nil, connection: connectionInfo, status: 408, verdict: .headerTimeout,
+            detail: "the request head did not arrive within the header timeout"
+        )
+        state = .failed
+        let response = exchange.response
+        var head = "HTTP/1.1 408 \(Engine.reason(408))\r\n"
+        for field in response.headers { head += "\(field.name): \(field.value)\r\n" }
+        head += "Content-Length: \(response.body.count)\r\nConnection: close\r\n\r\n"
+        var buffer = context.channel.allocator.buffer(capacity: head.utf8.count + response.body.count)
+        buffer.writeString(head)
+        buffer.writeBytes(response.body)
+        return buffer
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -104,6 +145,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case (_, .failed):
             return
         case (.head(let head), _):
+            connectionGuard.headReceived()
             body = []
             let declared = head.headers["content-length"].first.flatMap(Int.init)
             let tooLarge = (declared ?? 0) > maxBodySize
@@ -120,6 +162,8 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
                     exchange.response.closeConnection = true
                     state = .discarding
                     write(exchange.response, for: head, context: context, closeAfter: false)
+                    // The body may still come (and is dropped): the idle timeout watches it.
+                    connectionGuard.headReceived()
                     return
                 }
                 context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .continue))), promise: nil)
@@ -135,6 +179,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 state = .receiving(head, tooLarge: true)
             }
         case (.end, .receiving(let head, let tooLarge)):
+            connectionGuard.requestReceived()
             state = .idle
             let body = self.body
             self.body = []
@@ -373,9 +418,53 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         ConnectionInfo(id: connectionID, exchange: exchanges, remote: remote, tls: isTLS ? (tlsFacts ?? TLSFacts()) : nil)
     }
 
+    /// Writes a response, playing the scenario's fault on it if it carries one.
+    ///
     /// - Parameter closeAfter: false keeps a `Connection: close` response's connection open until the
     ///   request's body has been read (see ``State/discarding``).
     private func write(_ response: Response, for request: HTTPRequestHead, context: ChannelHandlerContext, closeAfter: Bool = true) {
+        guard let fault = response.fault else {
+            send(response, for: request, context: context, closeAfter: closeAfter)
+            return
+        }
+        var plain = response
+        plain.fault = nil
+        let channel = context.channel
+        switch fault {
+        case .close:
+            // Framed as if the connection stayed open; the client finds out when it reuses it.
+            send(plain, for: request, context: context, closeAfter: closeAfter, ending: .closeSilently)
+        case .dropBody:
+            send(plain, for: request, context: context, closeAfter: closeAfter, ending: .dropBody)
+        case .disconnect:
+            context.close(promise: nil)
+        case .stall(let seconds):
+            // Nothing is written; NIO's pipelining handler holds any later request of this connection.
+            registry.markStalled(channel)
+            if let seconds {
+                context.eventLoop.scheduleTask(in: .nanoseconds(Int64(seconds * 1e9))) { channel.close(promise: nil) }
+            }
+        case .delay(let seconds):
+            let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            context.eventLoop.scheduleTask(in: .nanoseconds(Int64(seconds * 1e9))) {
+                let (handler, context) = loopBound.value
+                guard context.channel.isActive else { return }
+                handler.send(plain, for: request, context: context, closeAfter: closeAfter)
+            }
+        }
+    }
+
+    private enum Ending {
+        case normal
+        /// Close after the response, without announcing it (`Connection: close` is not sent).
+        case closeSilently
+        /// Send the head and half the body, then close.
+        case dropBody
+    }
+
+    private func send(
+        _ response: Response, for request: HTTPRequestHead, context: ChannelHandlerContext, closeAfter: Bool, ending: Ending = .normal
+    ) {
         var headers = HTTPHeaders(response.headers.map { ($0.name, $0.value) })
         if response.chunked, request.version != .http1_0 {
             headers.remove(name: "Content-Length")
@@ -395,19 +484,31 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             headers: headers
         )
         context.write(wrapOutboundOut(.head(head)), promise: nil)
+        let channel = context.channel
         // HEAD, 204 and 304 carry no body (the encoder drops Content-Length for the last two).
-        if request.method != .HEAD, response.status != 204, response.status != 304, !response.body.isEmpty {
+        let hasBody = request.method != .HEAD && response.status != 204 && response.status != 304 && !response.body.isEmpty
+        if ending == .dropBody {
+            // The head promised the whole body; half of it comes, then the connection ends.
+            if hasBody {
+                let half = response.body.prefix(response.body.count / 2)
+                context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: half)))), promise: nil)
+            }
+            context.flush()
+            channel.close(promise: nil)
+            return
+        }
+        if hasBody {
             // A chunked body goes out as two chunks, so that clients really reassemble it.
             let pieces = response.chunked ? [response.body.prefix(response.body.count / 2), response.body.dropFirst(response.body.count / 2)] : [response.body[...]]
             for piece in pieces where !piece.isEmpty {
                 context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: piece)))), promise: nil)
             }
         }
-        if keepAlive || !closeAfter {
-            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-        } else {
-            let channel = context.channel
+        if ending == .closeSilently || (!keepAlive && closeAfter) {
             context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
+        } else {
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            if closeAfter { connectionGuard.responseSent() }
         }
     }
 

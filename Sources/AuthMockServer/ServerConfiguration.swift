@@ -21,6 +21,13 @@ public struct ServerConfiguration: Sendable {
     public var maxBodySize: Int
     /// Journal entries kept in memory for `GET /_authmock/journal`.
     public var journalCapacity: Int
+    /// How long a request head may take to arrive once its first byte has (a slowloris trickle gets 408).
+    public var headerTimeout: Duration
+    /// How long a connection may stay silent while the server waits for a request or a body (this also
+    /// bounds a TLS handshake that never completes).
+    public var idleTimeout: Duration
+    /// Open client connections at most; a connection beyond it is closed at once and journaled.
+    public var maxConnections: Int
     /// How long shutdown waits for in-flight responses before closing connections anyway.
     public var shutdownGracePeriod: Duration
 
@@ -56,6 +63,9 @@ public struct ServerConfiguration: Sendable {
         maxHeaderListSize: Int = 64 * 1024,
         maxBodySize: Int = 1024 * 1024,
         journalCapacity: Int = 10_000,
+        headerTimeout: Duration = .seconds(10),
+        idleTimeout: Duration = .seconds(60),
+        maxConnections: Int = 4096,
         shutdownGracePeriod: Duration = .seconds(10),
         seed: UInt64? = nil,
         clock: @escaping @Sendable () -> Date = { Date() },
@@ -71,6 +81,9 @@ public struct ServerConfiguration: Sendable {
         self.maxHeaderListSize = maxHeaderListSize
         self.maxBodySize = maxBodySize
         self.journalCapacity = journalCapacity
+        self.headerTimeout = headerTimeout
+        self.idleTimeout = idleTimeout
+        self.maxConnections = maxConnections
         self.shutdownGracePeriod = shutdownGracePeriod
         self.seed = seed
         self.clock = clock

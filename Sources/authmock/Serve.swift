@@ -43,6 +43,15 @@ extension AuthMock {
         @Option(help: ArgumentHelp("Journal entries kept in memory for GET /_authmock/journal.", valueName: "n"))
         var journalLimit = 10_000
 
+        @Option(help: ArgumentHelp("Seconds a request head may take once its first byte arrived; slower gets 408.", valueName: "seconds"))
+        var headerTimeout = 10.0
+
+        @Option(help: ArgumentHelp("Seconds a connection may stay silent while a request or body is awaited (also bounds TLS handshakes).", valueName: "seconds"))
+        var idleTimeout = 60.0
+
+        @Option(help: ArgumentHelp("Open connections at most; more are closed at once and journaled.", valueName: "n"))
+        var maxConnections = 4096
+
         @Option(help: ArgumentHelp("Write ca.pem, chain.pem, leaf.pem, key.pem and client certificates here (default: a temporary directory removed on exit).", valueName: "dir"))
         var certsDir: String?
 
@@ -65,6 +74,9 @@ extension AuthMock {
             guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
             guard maxHeaderSize >= 256 else { throw ValidationError("--max-header-size must be at least 256") }
             guard journalLimit >= 1 else { throw ValidationError("--journal-limit must be at least 1") }
+            guard headerTimeout > 0, headerTimeout <= 86_400 else { throw ValidationError("--header-timeout must be from 0 to 86400 seconds (not 0)") }
+            guard idleTimeout > 0, idleTimeout <= 86_400 else { throw ValidationError("--idle-timeout must be from 0 to 86400 seconds (not 0)") }
+            guard maxConnections >= 1 else { throw ValidationError("--max-connections must be at least 1") }
             guard (cert == nil) == (key == nil) else { throw ValidationError("--cert and --key go together") }
             guard ca == nil || cert != nil else { throw ValidationError("--ca needs --cert and --key") }
         }
@@ -93,7 +105,8 @@ extension AuthMock {
             }
             let configuration = ServerConfiguration(
                 host: host, port: port, maxHeaderFieldSize: maxHeaderSize, maxHeaderListSize: max(maxHeaderSize, 64 * 1024),
-                journalCapacity: journalLimit, seed: seed, journalPath: journal, tlsIdentity: identity, certificatesDirectory: certsDir,
+                journalCapacity: journalLimit, headerTimeout: .milliseconds(Int64(headerTimeout * 1000)),
+                idleTimeout: .milliseconds(Int64(idleTimeout * 1000)), maxConnections: maxConnections, seed: seed, journalPath: journal, tlsIdentity: identity, certificatesDirectory: certsDir,
                 plainHTTPPort: httpPort, proxyPort: proxyPort
             )
             let server = AuthMockServer(scenario: scenario, configuration: configuration, logger: Logger(label: "authmock"))

@@ -142,6 +142,44 @@ final class RawConnection {
         return true
     }
 
+    /// Reads one response: its head and as many body bytes as its Content-Length says (less when the
+    /// server closes first). Nil when the connection closed (or the 5 s receive timeout passed) before
+    /// a whole head arrived.
+    func readResponse() -> (head: String, body: String)? {
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        var headEnd: Int?
+        var length = 0
+        while true {
+            if headEnd == nil, let end = received.firstRange(of: Array("\r\n\r\n".utf8))?.upperBound {
+                headEnd = end
+                let head = String(decoding: received[..<end], as: UTF8.self).lowercased()
+                if let line = head.split(separator: "\r\n").first(where: { $0.hasPrefix("content-length:") }) {
+                    length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) ?? 0
+                }
+            }
+            if let headEnd, received.count - headEnd >= length { break }
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { break }
+            received += buffer[0..<n]
+        }
+        guard let headEnd else { return nil }
+        return (String(decoding: received[..<headEnd], as: UTF8.self), String(decoding: received[headEnd...], as: UTF8.self))
+    }
+
+    /// Whether the server has closed the connection: a read returns end-of-file within `timeout`
+    /// (any bytes that arrive first are discarded).
+    func waitForClose(timeout: Duration = .seconds(5)) -> Bool {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while ContinuousClock.now < deadline {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n == 0 { return true }
+            if n < 0, errno != EAGAIN, errno != EWOULDBLOCK { return true }
+        }
+        return false
+    }
+
     func readToEnd() -> String {
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)

@@ -24,6 +24,10 @@ public struct Verdict: RawRepresentable, Sendable, Hashable, Codable, CustomStri
     public static let malformedRequest: Verdict = "http.malformed"
     public static let headersTooLarge: Verdict = "http.headers-too-large"
     public static let bodyTooLarge: Verdict = "http.body-too-large"
+    /// The request head trickled in for longer than the header timeout: 408, connection closed.
+    public static let headerTimeout: Verdict = "http.header-timeout"
+    /// A connection beyond the server's connection limit, closed at once (no request was read).
+    public static let connectionLimit: Verdict = "connection.limit"
 
     // TLS connections (one entry per connection, written when it closes).
     /// The handshake completed and the client sent at least one request.
@@ -102,7 +106,8 @@ public struct Verdict: RawRepresentable, Sendable, Hashable, Codable, CustomStri
 
     /// Every verdict the engine gives, for checking the names case files use (a test keeps it complete).
     public static let known: [Verdict] = [
-        .noCredentials, .publicResource, .notFound, .malformedRequest, .headersTooLarge, .bodyTooLarge, .tlsOK, .tlsNoRequest,
+        .noCredentials, .publicResource, .notFound, .malformedRequest, .headersTooLarge, .bodyTooLarge, .headerTimeout, .connectionLimit,
+        .tlsOK, .tlsNoRequest,
         .tlsHandshakeFailed, .ntlmNegotiate, .ntlmOK, .ntlmConnectionAuthenticated, .ntlmMalformed, .ntlmUnknownUser,
         .ntlmWrongPassword, .ntlmWrongDomain, .ntlmV1Refused, .ntlmConnectionChanged, .ntlmNoChallenge, .ntlmAnonymous,
         .negotiateKerberosUnsupported, .proxyTargetRefused, .proxyBadTarget, .credentialStalePassword, .credentialLocked,
