@@ -72,6 +72,9 @@ def main():
         # (NO_PROXY often lists 127.0.0.1/localhost, which would bypass the test proxy).
         session.trust_env = False
 
+    # AUTHMOCK_TIMEOUT bounds each connect and each wait for data; without it requests waits forever.
+    timeout = float(env("AUTHMOCK_TIMEOUT")) if env("AUTHMOCK_TIMEOUT") else None
+
     body = None
     if env("AUTHMOCK_BODY_FILE"):
         with open(env("AUTHMOCK_BODY_FILE"), "rb") as f:
@@ -80,7 +83,7 @@ def main():
     def worker(_):
         # REPEAT sequential fetches; requests follows redirects by default
         # (allow_redirects=True for every method but HEAD).
-        return [session.request(method, url, data=body, **tls).status_code for _ in range(repeat)]
+        return [session.request(method, url, data=body, timeout=timeout, **tls).status_code for _ in range(repeat)]
 
     # PARALLEL workers (threads) share the one Session, each doing REPEAT fetches.
     with ThreadPoolExecutor(max_workers=parallel) as pool:

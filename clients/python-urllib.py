@@ -68,6 +68,9 @@ def main():
     # build_opener adds the defaults too, HTTPRedirectHandler among them (redirects followed).
     opener = urllib.request.build_opener(*handlers)
 
+    # AUTHMOCK_TIMEOUT bounds each blocking socket operation; without it urllib waits forever.
+    timeout = float(env("AUTHMOCK_TIMEOUT")) if env("AUTHMOCK_TIMEOUT") else None
+
     body = None
     if env("AUTHMOCK_BODY_FILE"):
         with open(env("AUTHMOCK_BODY_FILE"), "rb") as f:
@@ -76,7 +79,7 @@ def main():
     def fetch():
         request = urllib.request.Request(url, data=body, method=method)
         try:
-            with opener.open(request) as response:
+            with opener.open(request, timeout=timeout) as response:
                 response.read()
                 return response.status
         except urllib.error.HTTPError as e:

@@ -188,7 +188,7 @@ public struct CheckRunner: Sendable {
         "proxy": "AUTHMOCK_PROXY", "proxy_user": "AUTHMOCK_PROXY_USER", "proxy_password": "AUTHMOCK_PROXY_PASSWORD",
         "ca_file": "AUTHMOCK_CA_FILE", "pin_sha256": "AUTHMOCK_PIN_SHA256", "client_cert": "AUTHMOCK_CLIENT_CERT",
         "client_key": "AUTHMOCK_CLIENT_KEY", "case": "AUTHMOCK_CASE", "method": "AUTHMOCK_METHOD", "body_file": "AUTHMOCK_BODY_FILE",
-        "repeat": "AUTHMOCK_REPEAT", "parallel": "AUTHMOCK_PARALLEL",
+        "repeat": "AUTHMOCK_REPEAT", "parallel": "AUTHMOCK_PARALLEL", "timeout": "AUTHMOCK_TIMEOUT",
     ]
 
     /// Variables that would send the client's loopback requests elsewhere: never inherited.
@@ -208,6 +208,11 @@ public struct CheckRunner: Sendable {
         if request.method != "GET" { given.insert("method") }
         if request.repeatCount > 1 { given.insert("repeat") }
         if request.parallel > 1 { given.insert("parallel") }
+        if let timeout = definition.give.timeout {
+            // Whole seconds where they are whole: some clients (wget) take no fractions.
+            values["timeout"] = timeout == timeout.rounded() ? String(Int(timeout)) : String(timeout)
+            given.insert("timeout")
+        }
 
         if let user = item.scenario.users.first {
             values["user"] = user.name

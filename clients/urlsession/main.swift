@@ -77,6 +77,10 @@ let repeatCount = Int(input("AUTHMOCK_REPEAT") ?? "1") ?? 1
 let parallelCount = Int(input("AUTHMOCK_PARALLEL") ?? "1") ?? 1
 
 let configuration = URLSessionConfiguration.default
+if let timeout = input("AUTHMOCK_TIMEOUT").flatMap(Double.init) {
+    // How long a task may wait for data; the default (60 s) is longer than the runner waits.
+    configuration.timeoutIntervalForRequest = timeout
+}
 if let proxy = input("AUTHMOCK_PROXY"), let proxyURL = URL(string: proxy),
    let host = proxyURL.host, let port = proxyURL.port {
     // The documented way to set a proxy for a session (keys of kCFNetworkProxies*).

@@ -43,7 +43,7 @@ public struct CaseDefinition: Sendable, Equatable {
     /// The features the runner knows; the loader refuses others, so that a typo cannot skip a case silently.
     public static let knownFeatures = [
         "basic", "digest", "ntlm", "negotiate", "proxy", "connect", "tls", "custom-ca", "pinning", "client-certificate", "redirects", "body",
-        "parallel", "repeat",
+        "parallel", "repeat", "timeout",
     ]
 }
 
@@ -92,6 +92,8 @@ public struct CaseInputs: Sendable, Equatable {
     public var pin: Pin
     /// Give a client certificate and key (on scenarios that ask for one).
     public var clientCertificate: Bool
+    /// Seconds the client should wait for an answer at most (`{timeout}`); nil gives none.
+    public var timeout: Double?
 
     public init(password: Secret = .right, proxyPassword: Secret = .right, ca: Bool = true, pin: Pin = .none, clientCertificate: Bool = false) {
         self.password = password

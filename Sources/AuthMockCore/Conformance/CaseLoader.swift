@@ -97,6 +97,7 @@ extension ScenarioReader {
         if let node = fields["ca"] { inputs.ca = bool(node, "case.give.ca") ?? true }
         if let node = fields["pin"] { inputs.pin = choice(node, "case.give.pin", CaseInputs.Pin.self) ?? .none }
         if let node = fields["client-certificate"] { inputs.clientCertificate = bool(node, "case.give.client-certificate") ?? false }
+        if let node = fields["timeout"] { inputs.timeout = duration(node, "case.give.timeout") }
         return inputs
     }
 

@@ -63,7 +63,7 @@ public struct ClientProfile: Sendable, Equatable {
     /// `when:` may name `repeat` and `parallel` (more than one fetch), and `method` (not GET).
     public static let placeholders = [
         "url", "user", "password", "domain", "proxy", "proxy_user", "proxy_password", "ca_file", "pin_sha256", "client_cert", "client_key",
-        "case", "method", "body_file", "repeat", "parallel",
+        "case", "method", "body_file", "repeat", "parallel", "timeout",
     ]
 
     /// The command line for one case: conditional arguments whose inputs are `given`, placeholders
