@@ -110,7 +110,13 @@ let package = Package(
         ),
         .testTarget(
             name: "AuthMockServerTests",
-            dependencies: ["AuthMock", "AuthMockCore", "AuthMockServer", "AuthMockCertificates", "AuthMockCheck", "authmock"],
+            dependencies: [
+                "AuthMock", "AuthMockCore", "AuthMockServer", "AuthMockCertificates", "AuthMockCheck", "authmock",
+                // The load tests drive thousands of connections with NIO's own HTTP client codec.
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             // Deliberately wrong clients the runner's tests run with python3, read from the source tree.
             exclude: ["Clients"],
             swiftSettings: swiftSettings
