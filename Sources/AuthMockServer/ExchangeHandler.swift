@@ -125,10 +125,10 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// its bytes (it writes them below the HTTP codec, which has only half a request).
     private func headerTimedOut(context: ChannelHandlerContext) -> ByteBuffer {
         exchanges += 1
-        let exchange = core.reject(
-            partial: nil, connection: connectionInfo, status: 408, verdict: .headerTimeout,
-            detail: "the request head did not arrive within the header timeout"
-        )
+        let detail = "the request head did not arrive within the header timeout"
+        let exchange = proxy == nil
+            ? core.reject(partial: nil, connection: connectionInfo, status: 408, verdict: .headerTimeout, detail: detail)
+            : core.rejectProxy(Request(method: "", target: "", connection: connectionInfo), status: 408, verdict: .headerTimeout, detail: detail, close: true)
         state = .failed
         let response = exchange.response
         var head = "HTTP/1.1 408 \(Engine.reason(408))\r\n"

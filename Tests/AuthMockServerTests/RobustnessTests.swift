@@ -44,6 +44,19 @@ struct RobustnessTests {
         }
     }
 
+    /// The forward proxy's connections have the same header timeout; its 408 is the proxy's entry.
+    @Test func slowHeadToTheProxyGets408() async throws {
+        let configuration = ServerConfiguration(port: 0, headerTimeout: .milliseconds(300))
+        try await withServer(try shipped("proxy-basic.yaml"), configuration: configuration) { server in
+            let proxyPort = try #require(server.proxyURL.flatMap { URL(string: $0)?.port })
+            let slow = try RawConnection(port: proxyPort)
+            try slow.send("GET http://127.0.0.1:\(server.port)/ HTTP/1.1\r\n")
+            #expect(slow.readToEnd().hasPrefix("HTTP/1.1 408 "))
+            #expect(server.journal.last?.verdict == .headerTimeout)
+            #expect(server.journal.last?.hop == "proxy")
+        }
+    }
+
     /// A connection that never sends a byte, or stays silent after an answer, is closed after the idle
     /// timeout; one that keeps talking is not.
     @Test func idleConnectionsAreClosed() async throws {
