@@ -45,6 +45,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     var onHeaderTimeout: (() -> ByteBuffer?)?
     /// Called before an idle connection is closed.
     var onIdleTimeout: (() -> Void)?
+    /// Set by a scenario's `close` fault: the next bytes the client sends end the connection unread.
+    private var closeOnNextRequest = false
 
     init(timeouts: Timeouts) {
         self.timeouts = timeouts
@@ -77,6 +79,10 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if closeOnNextRequest {
+            context.close(promise: nil)
+            return
+        }
         switch phase {
         case .awaitingRequest:
             phase = .receivingHead
@@ -107,6 +113,12 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     func responseSent() {
         phase = .awaitingRequest
         arm(timeouts.idle)
+    }
+
+    /// The answer is written, and the connection must die when the client tries to reuse it.
+    func responseSentThenCloseOnReuse() {
+        responseSent()
+        closeOnNextRequest = true
     }
 
     // MARK: The timer

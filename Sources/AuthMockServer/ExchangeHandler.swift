@@ -432,8 +432,10 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let channel = context.channel
         switch fault {
         case .close:
-            // Framed as if the connection stayed open; the client finds out when it reuses it.
-            send(plain, for: request, context: context, closeAfter: closeAfter, ending: .closeSilently)
+            // Framed as if the connection stayed open; the client finds out when it reuses it: whatever it
+            // sends next ends the connection unanswered. Closing at once instead would race with a client
+            // that sends its next request right away, and verdicts would change from run to run.
+            send(plain, for: request, context: context, closeAfter: closeAfter, ending: .closeOnReuse)
         case .dropBody:
             send(plain, for: request, context: context, closeAfter: closeAfter, ending: .dropBody)
         case .disconnect:
@@ -456,8 +458,8 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     private enum Ending {
         case normal
-        /// Close after the response, without announcing it (`Connection: close` is not sent).
-        case closeSilently
+        /// Keep the connection after the response, but close it when the client sends anything more.
+        case closeOnReuse
         /// Send the head and half the body, then close.
         case dropBody
     }
@@ -504,11 +506,15 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: piece)))), promise: nil)
             }
         }
-        if ending == .closeSilently || (!keepAlive && closeAfter) {
+        if !keepAlive && closeAfter {
             context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
         } else {
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-            if closeAfter { connectionGuard.responseSent() }
+            if ending == .closeOnReuse {
+                connectionGuard.responseSentThenCloseOnReuse()
+            } else if closeAfter {
+                connectionGuard.responseSent()
+            }
         }
     }
 

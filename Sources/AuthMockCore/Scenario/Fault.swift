@@ -22,8 +22,9 @@ public struct Fault: Sendable, Equatable {
     }
 
     public enum Effect: Sendable, Equatable {
-        /// Sends the answer as if the connection stayed open, then closes it: the client learns only
-        /// when it reuses the connection.
+        /// Sends the answer as if the connection stayed open (no `Connection: close`), then ends the
+        /// connection, unanswered, as soon as the client sends anything more on it: a client that reuses
+        /// it must retry on a new one. (Closing at once would race with the client's next request.)
         case close
         /// Closes the connection without answering.
         case disconnect
