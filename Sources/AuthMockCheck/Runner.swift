@@ -54,6 +54,10 @@ public struct CheckRunner: Sendable {
     /// Called with each case's report as soon as it is judged (progress output).
     public var progress: @Sendable (_ index: Int, _ total: Int, _ report: CaseReport) -> Void
     public var authmockVersion: String
+    /// The environment clients start from (AUTHMOCK_* and proxy variables are then removed and set):
+    /// the process's own by default; tests pass one instead of changing the process-wide environment,
+    /// which other tests' child processes would inherit.
+    public var environment: [String: String] = ProcessInfo.processInfo.environment
 
     /// Journal entries kept per case in reports.
     public static let journalExcerpt = 60
@@ -248,7 +252,7 @@ public struct CheckRunner: Sendable {
             given.insert(name)
         }
 
-        var environment = ProcessInfo.processInfo.environment.filter {
+        var environment = self.environment.filter {
             !$0.key.hasPrefix("AUTHMOCK_") && !Self.proxyVariables.contains($0.key.lowercased())
         }
         for (name, value) in values { environment[Self.environmentNames[name]!] = value }

@@ -20,8 +20,12 @@ struct CheckRunnerTests {
         return selected
     }
 
-    func check(_ command: [String], _ globs: String..., skip: Set<String> = [], timeout: Double = 10) async throws -> SuiteReport {
-        let runner = CheckRunner(profile: .command(command), skipFeatures: skip, defaultTimeout: timeout)
+    func check(
+        _ command: [String], _ globs: String..., skip: Set<String> = [], timeout: Double = 10,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) async throws -> SuiteReport {
+        var runner = CheckRunner(profile: .command(command), skipFeatures: skip, defaultTimeout: timeout)
+        runner.environment = environment
         return await runner.run(Suite.select(try Suite.load(directory: Self.suiteDirectory), globs: globs))
     }
 
@@ -132,9 +136,10 @@ struct CheckRunnerTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let dump = directory.appendingPathComponent("env.json").path
-        setenv("HTTPS_PROXY", "http://192.0.2.1:3128", 1)
-        defer { unsetenv("HTTPS_PROXY") }
-        let report = try await check(["python3", "-c", script, dump, "{user}", "{proxy}", "{ca_file}"], "tls.mtls")
+        // A user's proxy setting, given to the runner (not set process-wide: curl in other tests would use it).
+        var inherited = ProcessInfo.processInfo.environment
+        inherited["HTTPS_PROXY"] = "http://192.0.2.1:3128"
+        let report = try await check(["python3", "-c", script, dump, "{user}", "{proxy}", "{ca_file}"], "tls.mtls", environment: inherited)
         let result = try only(report)
         let environment = try JSONDecoder().decode([String: String].self, from: Data(contentsOf: URL(fileURLWithPath: dump)))
         #expect(environment["AUTHMOCK_USER"] == "alice")
