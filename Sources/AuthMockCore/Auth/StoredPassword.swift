@@ -21,6 +21,23 @@ public enum StoredPassword: Sendable, Equatable, Hashable {
     /// An htdigest entry: the realm it was made for and the lower-case hex MD5 of `user:realm:password`.
     case htdigest(realm: String, ha1: String)
 
+    /// The hash as the file holds it (for htdigest: `realm:ha1`).
+    var text: String {
+        switch self {
+        case .crypt(let hash), .apr1(let hash), .sha1(let hash): hash
+        case .htdigest(let realm, let ha1): "\(realm):\(ha1)"
+        }
+    }
+
+    /// Whether checking a password costs many hash rounds (crypt(3) formats, apr1's 1,000 MD5s), so that
+    /// results are worth remembering; `{SHA}` and htdigest are one hash.
+    var isSlow: Bool {
+        switch self {
+        case .crypt, .apr1: true
+        case .sha1, .htdigest: false
+        }
+    }
+
     /// The hash's name, for banners and the ready line: `bcrypt`, `sha512-crypt`, `apr1`, `htdigest`…
     public var scheme: String {
         switch self {
@@ -187,6 +204,8 @@ final class PasswordVerificationMemo: Sendable {
     static let capacity = 4096
 
     func verify(_ stored: StoredPassword, _ candidate: [UInt8], user: String) -> Bool {
+        // One SHA-1 or MD5 costs less than the memo's own SHA-256, lock and lookup.
+        guard stored.isSlow else { return stored.verify(candidate, user: user) }
         let key = Self.key(stored, candidate, user: user)
         if let known = results.withLock({ $0[key] }) { return known }
         let result = stored.verify(candidate, user: user)
@@ -204,7 +223,8 @@ final class PasswordVerificationMemo: Sendable {
 
     private static func key(_ stored: StoredPassword, _ candidate: [UInt8], user: String) -> SHA256Digest {
         var hasher = SHA256()
-        hasher.update(data: Array("\(stored)\u{0}\(user)\u{0}".utf8))
+        // Built from the hash's own text: string interpolation of the enum went through reflection.
+        hasher.update(data: Array("\(stored.scheme)\u{0}\(stored.text)\u{0}\(user)\u{0}".utf8))
         hasher.update(data: candidate)
         return hasher.finalize()
     }
@@ -218,6 +238,9 @@ extension Engine {
     public func slowPasswordCheck(_ request: Request) -> (@Sendable () -> Void)? {
         // Only what `decide` would pass to `verifyBasic`: a protected resource, one field, scheme Basic, a
         // Basic challenge offered.
+        // Most scenarios have no crypt(3) hash at all: say so before touching the request. Changes only
+        // ever add clear passwords, so the scenario's users tell.
+        guard hasCryptHashes else { return nil }
         let fields = request.headers.values(role.credentialsHeader)
         guard fields.count == 1, basicChallenge != nil, scenario.resource(forPath: request.path)?.protected == true else { return nil }
         let (scheme, token) = Self.schemeAndToken(fields[0])

@@ -46,6 +46,11 @@ public struct Engine: Sendable {
     let opaques: [Int: String]
     /// Results of checking passwords against stored hashes (bcrypt and friends are slow by design).
     let passwordMemo = PasswordVerificationMemo()
+    /// The challenges that never change (all but Digest's, which carry a fresh nonce), rendered once: the
+    /// 401 path is the hottest path of a client that is never given credentials.
+    let fixedChallenges: [Int: String]
+    /// Whether any user's password is a crypt(3) hash (checked off the event loop, see `slowPasswordCheck`).
+    let hasCryptHashes: Bool
     public internal(set) var state: EngineState
     /// URLs the shell bound, for `{url}`, `{other_host_url}`, `{http_url}` and `{second_url}` in resource
     /// headers (a redirect's `Location`).
@@ -72,6 +77,21 @@ public struct Engine: Sendable {
             }
         }
         self.opaques = opaques
+        var fixed: [Int: String] = [:]
+        for (index, challenge) in scenario.challenges.enumerated() {
+            switch challenge {
+            case .basic(let basic):
+                var parameters = [AuthParameter(name: "realm", value: scenario.realm, quoted: true)]
+                if basic.charsetUTF8 { parameters.append(AuthParameter(name: "charset", value: "UTF-8", quoted: true)) }
+                fixed[index] = AuthHeaderValue(scheme: "Basic", parameters: parameters).rendered
+            case .ntlm: fixed[index] = "NTLM"
+            case .negotiate: fixed[index] = "Negotiate"
+            case .custom(let raw): fixed[index] = raw
+            case .digest: break
+            }
+        }
+        self.fixedChallenges = fixed
+        self.hasCryptHashes = scenario.users.contains { if case .crypt? = $0.stored { true } else { false } }
         self.state = EngineState(
             nonces: NonceStore(capacity: scenario.nonce.remember),
             journal: Journal(capacity: configuration.journalCapacity),
@@ -382,11 +402,8 @@ public struct Engine: Sendable {
 
     mutating func renderChallenges(stale: Bool, now: Date, random: inout some RandomNumberGenerator) -> [String] {
         scenario.challenges.enumerated().map { index, challenge in
+            if let fixed = fixedChallenges[index] { return fixed }
             switch challenge {
-            case .basic(let basic):
-                var parameters = [AuthParameter(name: "realm", value: scenario.realm, quoted: true)]
-                if basic.charsetUTF8 { parameters.append(AuthParameter(name: "charset", value: "UTF-8", quoted: true)) }
-                return AuthHeaderValue(scheme: "Basic", parameters: parameters).rendered
             case .digest(let digest):
                 let nonce = minter.mint(at: now, challengeIndex: index, random: &random)
                 state.nonces.insert(nonce, NonceStore.Record(challengeIndex: index, issuedAt: now, serial: state.noncesIssued))
@@ -402,12 +419,8 @@ public struct Engine: Sendable {
                 if digest.userhash { parameters.append(AuthParameter(name: "userhash", value: "true", quoted: false)) }
                 if stale { parameters.append(AuthParameter(name: "stale", value: "true", quoted: false)) }
                 return AuthHeaderValue(scheme: "Digest", parameters: parameters).rendered
-            case .ntlm:
-                return "NTLM"
-            case .negotiate:
-                return "Negotiate"
-            case .custom(let raw):
-                return raw
+            case .basic, .ntlm, .negotiate, .custom:
+                preconditionFailure("rendered once, in init")
             }
         }
     }

@@ -65,33 +65,35 @@ enum Base64 {
 
     /// Strict standard base64: the alphabet of RFC 4648 §4, padded to a multiple of four, no white space,
     /// and no stray bits in the last character. Returns nil for anything else.
-    static func decodeStrict(_ text: Substring.UTF8View) -> [UInt8]? {
+    static func decodeStrict(_ text: some Collection<UInt8>) -> [UInt8]? {
+        // On the hot path of every Basic request and every Digest nonce: one array in, one out, nothing
+        // allocated per group of four.
         let chars = Array(text)
         guard chars.count % 4 == 0 else { return nil }
+        let equals = UInt8(ascii: "=")
+        // Padding may only end the last group; an '=' anywhere else is not in the alphabet below.
+        var padding = 0
+        if chars.last == equals { padding = chars.count >= 2 && chars[chars.count - 2] == equals ? 2 : 1 }
         var out: [UInt8] = []
         out.reserveCapacity(chars.count / 4 * 3)
         var index = 0
         while index < chars.count {
-            let quad = chars[index..<index + 4]
-            let isLast = index + 4 == chars.count
-            let padding = quad.reversed().prefix { $0 == UInt8(ascii: "=") }.count
-            guard padding <= 2, padding == 0 || isLast else { return nil }
+            let pad = index + 4 == chars.count ? padding : 0
             var n: UInt32 = 0
-            for (offset, char) in quad.enumerated() {
-                let value: UInt8
-                if offset >= 4 - padding {
-                    value = 0
-                } else {
-                    value = decodeTable[Int(char)]
+            for offset in 0..<4 {
+                var value: UInt8 = 0
+                if offset < 4 - pad {
+                    value = decodeTable[Int(chars[index + offset])]
                     guard value != 0xFF else { return nil }
                 }
                 n = n << 6 | UInt32(value)
             }
-            let decoded = [UInt8(n >> 16 & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF)]
             // Non-canonical encodings (stray bits under the padding) are rejected too.
-            if padding == 1, decoded[2] != 0 { return nil }
-            if padding == 2, decoded[1] != 0 || decoded[2] != 0 { return nil }
-            out += decoded.prefix(3 - padding)
+            if pad == 1, n & 0xFF != 0 { return nil }
+            if pad == 2, n & 0xFFFF != 0 { return nil }
+            out.append(UInt8(n >> 16 & 0xFF))
+            if pad < 2 { out.append(UInt8(n >> 8 & 0xFF)) }
+            if pad < 1 { out.append(UInt8(n & 0xFF)) }
             index += 4
         }
         return out
