@@ -27,6 +27,19 @@ struct ProxyEngineTests {
         do { _ = try ProxyTarget.parse(method: method, target: target) } catch { #expect(error.status == status) }
     }
 
+    /// A port is digits only (RFC 3986 §3.2.3); `Int(_:)` alone also took a sign. Found by
+    /// FuzzProxyTarget: `CONNECT ::+4` went to port 4.
+    @Test(arguments: [("CONNECT", "::+4"), ("CONNECT", "localhost:+443"), ("CONNECT", "[::1]:+443"), ("GET", "http://localhost:+80/")])
+    func signedPortRefused(method: String, target: String) {
+        do throws(ProxyTargetError) {
+            let parsed = try ProxyTarget.parse(method: method, target: target)
+            Issue.record("\(method) \(target) was accepted as port \(parsed.port)")
+        } catch {
+            #expect(error.status == 400)
+            #expect(error.reason.hasPrefix("bad port"))
+        }
+    }
+
     @Test func loopbackOnly() throws {
         #expect(try !ProxyTarget.parse(method: "CONNECT", target: "192.0.2.1:443").isLoopback)
         #expect(try !ProxyTarget.parse(method: "CONNECT", target: "example.com:443").isLoopback)

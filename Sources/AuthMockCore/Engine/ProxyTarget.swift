@@ -59,7 +59,10 @@ public struct ProxyTarget: Sendable, Equatable {
         }
         let port: Int
         if let portText {
-            guard let value = Int(portText), (1...65535).contains(value) else { throw ProxyTargetError(status: 400, "bad port in '\(text.prefix(100))'") }
+            // `port = *DIGIT` (RFC 3986 §3.2.3): Int(_:) would also take a sign.
+            guard portText.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let value = Int(portText),
+                (1...65535).contains(value)
+            else { throw ProxyTargetError(status: 400, "bad port in '\(text.prefix(100))'") }
             port = value
         } else if let defaultPort {
             port = defaultPort
