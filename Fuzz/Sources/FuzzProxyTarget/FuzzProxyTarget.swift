@@ -29,14 +29,16 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     precondition(target.utf8.count <= ProxyTarget.maxLength, "a target over the limit was accepted")
     precondition((1...65535).contains(parsed.port), "port \(parsed.port) accepted in \(target.debugDescription)")
     precondition(!parsed.host.isEmpty, "empty host accepted in \(target.debugDescription)")
+    precondition(parsed.host.utf8.allSatisfy { $0 < 0x80 }, "host \(parsed.host.debugDescription) is not ASCII")
     precondition(!parsed.host.contains { $0 == "@" || $0 == "/" || $0 == "?" || $0 == "[" || $0 == "]" || $0.isWhitespace },
                  "host \(parsed.host.debugDescription) from \(target.debugDescription)")
     precondition(parsed.isConnect == (method == "CONNECT"), "isConnect is \(parsed.isConnect) for \(method)")
     if parsed.isConnect {
         precondition(parsed.originForm.isEmpty, "CONNECT with an origin-form")
     } else {
-        precondition(parsed.originForm.hasPrefix("/"), "origin-form \(parsed.originForm.debugDescription) from \(target.debugDescription)")
-        precondition(target.lowercased().hasPrefix("http://"), "absolute-form without http:// accepted: \(target.debugDescription)")
+        // Bytes, not Characters: "/" followed by a combining mark is still an origin-form.
+        precondition(parsed.originForm.utf8.first == UInt8(ascii: "/"), "origin-form \(parsed.originForm.debugDescription) from \(target.debugDescription)")
+        precondition(String(decoding: target.utf8.prefix(7), as: UTF8.self).lowercased() == "http://", "absolute-form without http:// accepted: \(target.debugDescription)")
     }
     _ = parsed.isLoopback
 
