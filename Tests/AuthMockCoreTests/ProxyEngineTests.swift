@@ -27,6 +27,34 @@ struct ProxyEngineTests {
         do { _ = try ProxyTarget.parse(method: method, target: target) } catch { #expect(error.status == status) }
     }
 
+    /// A port is digits only (RFC 3986 §3.2.3); `Int(_:)` alone also took a sign. Found by
+    /// FuzzProxyTarget: `CONNECT ::+4` went to port 4.
+    @Test(arguments: [("CONNECT", "::+4"), ("CONNECT", "localhost:+443"), ("CONNECT", "[::1]:+443"), ("GET", "http://localhost:+80/")])
+    func signedPortRefused(method: String, target: String) {
+        do throws(ProxyTargetError) {
+            let parsed = try ProxyTarget.parse(method: method, target: target)
+            Issue.record("\(method) \(target) was accepted as port \(parsed.port)")
+        } catch {
+            #expect(error.status == 400)
+            #expect(error.reason.hasPrefix("bad port"))
+        }
+    }
+
+    /// Delimiters are found byte by byte, and a host is ASCII (RFC 3986). As Characters, a combining
+    /// mark joined the '[' before it, so a host that parsed bare did not parse in brackets. Found by
+    /// FuzzProxyTarget: `CONNECT \u{05B9}:::::::3` was accepted, `[\u{05B9}::::::]:3` refused.
+    @Test(arguments: ["\u{05B9}:::::::3", "[\u{05B9}::::::]:3", "b\u{00FC}cher.example:443", "[::1]\u{0301}:443", "localhost:\u{0663}"])
+    func nonASCIIAuthorityRefused(target: String) {
+        #expect((try? ProxyTarget.parse(method: "CONNECT", target: target)) == nil)
+        #expect((try? ProxyTarget.parse(method: "GET", target: "http://\(target)/")) == nil)
+    }
+
+    /// Absolute-form is recognised and split on bytes too: a combining mark after '?' keeps the query.
+    @Test func absoluteFormSplitsOnBytes() throws {
+        let parsed = try ProxyTarget.parse(method: "GET", target: "HTTP://localhost:81?\u{0301}x")
+        #expect(parsed == ProxyTarget(host: "localhost", port: 81, isConnect: false, originForm: "/?\u{0301}x"))
+    }
+
     @Test func loopbackOnly() throws {
         #expect(try !ProxyTarget.parse(method: "CONNECT", target: "192.0.2.1:443").isLoopback)
         #expect(try !ProxyTarget.parse(method: "CONNECT", target: "example.com:443").isLoopback)

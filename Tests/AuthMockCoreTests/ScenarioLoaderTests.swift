@@ -241,6 +241,25 @@ struct ScenarioLoaderTests {
         #expect(diagnostics("- a\n- b\n").first?.hasPrefix("bad.yaml:1:1: the scenario must be a mapping, found a list") == true)
     }
 
+    /// NTLM's domain and server are limited to 256 code points, not Characters: one Character with
+    /// 11,000 combining marks passed, and the first NEGOTIATE then trapped on the CHALLENGE's 16-bit
+    /// lengths. Found with FuzzScenarioLoader.
+    @Test func ntlmNamesAreLimitedInCodePoints() {
+        let long = "A" + String(repeating: "\u{0301}", count: 11_000)
+        for key in ["domain", "server"] {
+            let problems = diagnostics("""
+                version: 1
+                name: x
+                users: [{name: alice, password: w}]
+                challenges:
+                  - scheme: NTLM
+                    \(key): "\(long)"
+                """)
+            #expect(problems.count == 1)
+            #expect(problems.first?.hasPrefix("bad.yaml:6:13: \(key) is longer than 256 characters") == true, "\(problems)")
+        }
+    }
+
     @Test func customChallengeMustParse() {
         let found = diagnostics("""
             version: 1

@@ -78,8 +78,10 @@ public enum StoredPassword: Sendable, Equatable, Hashable {
         if cryptPrefixes.contains(where: field.hasPrefix) {
             // libcrypt says whether it is well formed: hashing any word with it as the setting must give
             // a hash of the same shape (a bare setting such as `$6$` has no hash part to compare with).
-            guard let probe = Self.crypt(Array("probe".utf8), setting: field), probe.utf8.count == bytes.count,
-                let cut = field.lastIndex(of: "$"), let probeCut = probe.lastIndex(of: "$"), field[..<cut] == probe[..<probeCut]
+            // The probe runs with the fewest rounds, so that loading never pays a hash's own `rounds=`.
+            guard let setting = Self.fewestRounds(field),
+                let probe = Self.crypt(Array("probe".utf8), setting: setting), probe.utf8.count == setting.utf8.count,
+                let cut = setting.lastIndex(of: "$"), let probeCut = probe.lastIndex(of: "$"), setting[..<cut] == probe[..<probeCut]
             else { return nil }
             return .crypt(field)
         }
@@ -90,6 +92,23 @@ public enum StoredPassword: Sendable, Equatable, Hashable {
             return .crypt(field)
         }
         return nil
+    }
+
+    /// A SHA-crypt hash with its `rounds=N` lowered to libcrypt's minimum, 1000: the same shape, probed
+    /// in well under a millisecond where N (up to 999,999,999) can take minutes. nil when libcrypt would
+    /// refuse N (below 1000, above 999,999,999, or with a leading zero); the hash itself when it names no
+    /// rounds.
+    static func fewestRounds(_ field: String) -> String? {
+        let bytes = Array(field.utf8)
+        let tag = Array("rounds=".utf8)
+        guard bytes.count > 3, bytes[1] != UInt8(ascii: "1"), bytes[3...].starts(with: tag) else { return field }
+        let digitsStart = 3 + tag.count
+        let digits = bytes[digitsStart...].prefix { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+        let end = digitsStart + digits.count
+        guard end < bytes.count, bytes[end] == UInt8(ascii: "$"), digits.first != UInt8(ascii: "0"), digits.count <= 9,
+            let rounds = Int(String(decoding: digits, as: UTF8.self)), rounds >= 1000
+        else { return nil }
+        return String(decoding: bytes[..<3] + Array("rounds=1000".utf8) + bytes[end...], as: UTF8.self)
     }
 
     /// Whether `candidate` (the password's bytes as the client sent them) is the stored password.

@@ -11,22 +11,23 @@ public struct ProxyTarget: Sendable, Equatable {
 
     public static func parse(method: String, target: String) throws(ProxyTargetError) -> ProxyTarget {
         guard target.utf8.count <= maxLength else { throw ProxyTargetError(status: 414, "the request target is \(target.utf8.count) bytes, more than \(maxLength)") }
+        // Byte by byte: the grammar is ASCII, and a Character would join a combining mark to the
+        // delimiter before it ("]\u{301}" is not "]"), so the same host could parse one way and not the other.
         if method == "CONNECT" {
-            let (host, port) = try authority(target, defaultPort: nil)
+            let (host, port) = try authority(target[...], defaultPort: nil)
             return ProxyTarget(host: host, port: port, isConnect: true, originForm: "")
         }
-        let lower = target.lowercased()
-        if lower.hasPrefix("https://") {
+        if hasPrefixIgnoringASCIICase(target, "https://") {
             throw ProxyTargetError(status: 400, "absolute-form https:// targets are not forwarded; use CONNECT for HTTPS")
         }
-        guard lower.hasPrefix("http://") else {
+        guard hasPrefixIgnoringASCIICase(target, "http://") else {
             throw ProxyTargetError(status: 400, "a proxy request needs absolute-form (http://host/path) or CONNECT, not '\(target.prefix(100))'")
         }
-        let rest = target.dropFirst("http://".count)
-        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
-        let (host, port) = try authority(String(rest[..<authorityEnd]), defaultPort: 80)
-        var originForm = String(rest[authorityEnd...])
-        if originForm.isEmpty || originForm.hasPrefix("?") { originForm = "/" + originForm }
+        let rest = target.utf8.dropFirst("http://".utf8.count)
+        let authorityEnd = rest.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") } ?? rest.endIndex
+        let (host, port) = try authority(target[rest.startIndex..<authorityEnd], defaultPort: 80)
+        var originForm = String(target[authorityEnd...])
+        if originForm.isEmpty || originForm.utf8.first == UInt8(ascii: "?") { originForm = "/" + originForm }
         return ProxyTarget(host: host, port: port, isConnect: false, originForm: originForm)
     }
 
@@ -38,35 +39,56 @@ public struct ProxyTarget: Sendable, Equatable {
         return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
     }
 
-    private static func authority(_ text: String, defaultPort: Int?) throws(ProxyTargetError) -> (String, Int) {
-        guard !text.isEmpty else { throw ProxyTargetError(status: 400, "the target has no host") }
-        guard !text.contains("@") else { throw ProxyTargetError(status: 400, "userinfo in the proxy target is not allowed") }
-        var host: Substring
-        var portText: Substring?
-        if text.hasPrefix("[") {
-            guard let close = text.firstIndex(of: "]") else { throw ProxyTargetError(status: 400, "unterminated IPv6 address in '\(text)'") }
-            host = text[text.index(after: text.startIndex)..<close]
-            let after = text[text.index(after: close)...]
-            if after.hasPrefix(":") { portText = after.dropFirst() } else if !after.isEmpty { throw ProxyTargetError(status: 400, "bad authority '\(text)'") }
-        } else if let colon = text.lastIndex(of: ":") {
-            host = text[..<colon]
-            portText = text[text.index(after: colon)...]
+    private static func authority(_ text: Substring, defaultPort: Int?) throws(ProxyTargetError) -> (String, Int) {
+        let bytes = Array(text.utf8)
+        guard !bytes.isEmpty else { throw ProxyTargetError(status: 400, "the target has no host") }
+        guard !bytes.contains(UInt8(ascii: "@")) else { throw ProxyTargetError(status: 400, "userinfo in the proxy target is not allowed") }
+        let host: ArraySlice<UInt8>
+        var portText: ArraySlice<UInt8>?
+        if bytes[0] == UInt8(ascii: "[") {
+            guard let close = bytes.firstIndex(of: UInt8(ascii: "]")) else { throw ProxyTargetError(status: 400, "unterminated IPv6 address in '\(text)'") }
+            host = bytes[1..<close]
+            let after = bytes[(close + 1)...]
+            if after.first == UInt8(ascii: ":") { portText = after.dropFirst() } else if !after.isEmpty { throw ProxyTargetError(status: 400, "bad authority '\(text)'") }
+        } else if let colon = bytes.lastIndex(of: UInt8(ascii: ":")) {
+            host = bytes[..<colon]
+            portText = bytes[(colon + 1)...]
         } else {
-            host = Substring(text)
+            host = bytes[...]
         }
-        guard !host.isEmpty, host.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == ":" }) else {
+        // RFC 3986's host is ASCII (a name beyond ASCII travels as punycode): letters, digits, '.', '-',
+        // and ':' for IPv6.
+        guard !host.isEmpty, host.allSatisfy(isHostByte) else {
             throw ProxyTargetError(status: 400, "the target has no valid host ('\(text.prefix(100))')")
         }
         let port: Int
         if let portText {
-            guard let value = Int(portText), (1...65535).contains(value) else { throw ProxyTargetError(status: 400, "bad port in '\(text.prefix(100))'") }
+            // `port = *DIGIT` (RFC 3986 §3.2.3): Int(_:) would also take a sign.
+            guard portText.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+                let value = Int(String(decoding: portText, as: UTF8.self)), (1...65535).contains(value)
+            else { throw ProxyTargetError(status: 400, "bad port in '\(text.prefix(100))'") }
             port = value
         } else if let defaultPort {
             port = defaultPort
         } else {
             throw ProxyTargetError(status: 400, "CONNECT needs host:port, got '\(text.prefix(100))'")
         }
-        return (String(host), port)
+        return (String(decoding: host, as: UTF8.self), port)
+    }
+
+    private static func isHostByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: ":"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    private static func hasPrefixIgnoringASCIICase(_ text: String, _ prefix: String) -> Bool {
+        let lowered = text.utf8.prefix(prefix.utf8.count).map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 | 0x20 : $0 }
+        return lowered.elementsEqual(prefix.utf8)
     }
 }
 

@@ -563,7 +563,9 @@ final class ScenarioReader {
             if let node = fields["allow-v1"] { ntlm.allowV1 = bool(node, "allow-v1") ?? true }
             for key in ["domain", "server"] {
                 guard let node = fields[key], let text = string(node, key) else { continue }
-                guard text.count <= 256, !Self.hasControlCharacter(text) else {
+                // Code points, as schema.json's maxLength counts: one Character may hold thousands
+                // (combining marks), which the CHALLENGE's 16-bit lengths cannot carry.
+                guard text.unicodeScalars.count <= 256, !Self.hasControlCharacter(text) else {
                     report(node, "\(key) is longer than 256 characters or has control characters", hint: "NTLM names are short, e.g. EXAMPLE")
                     continue
                 }

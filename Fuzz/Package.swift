@@ -1,0 +1,30 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// libFuzzer targets for the parsers that read client or user input. A package of its own, so that the
+// sanitizer flags never reach the main build: ci/fuzz builds it (into Fuzz/.build) with
+//   swift build --package-path Fuzz -c debug -Xswiftc -sanitize=fuzzer
+// Each target defines LLVMFuzzerTestOneInput, and an @main that runs libFuzzer's driver on it: SwiftPM
+// links an executable's Swift entry point as `main`, so libFuzzer's own `main` cannot be used.
+let dependencies: [Target.Dependency] = [.product(name: "AuthMockCore", package: "authmock"), "CLibFuzzer"]
+
+let package = Package(
+    name: "authmock-fuzz",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        // Named, because a path dependency's identity is its directory's name, which is not "authmock"
+        // in every checkout.
+        .package(name: "authmock", path: ".."),
+    ],
+    targets: [
+        // The declaration of LLVMFuzzerRunDriver (header only; -sanitize=fuzzer links the library).
+        .systemLibrary(name: "CLibFuzzer", path: "Sources/CLibFuzzer"),
+        // Authorization / Proxy-Authorization values through the whole engine (Basic, Digest, NTLM,
+        // Negotiate, origin and proxy), the raw bytes as NTLM and SPNEGO tokens, and the header parsers.
+        .executableTarget(name: "FuzzAuthorization", dependencies: dependencies),
+        // The CONNECT (authority-form) and absolute-form request-target parser of the proxy.
+        .executableTarget(name: "FuzzProxyTarget", dependencies: dependencies),
+        // Scenario YAML (and a user file after a NUL byte) through ScenarioLoader, then the engine.
+        .executableTarget(name: "FuzzScenarioLoader", dependencies: dependencies),
+    ]
+)

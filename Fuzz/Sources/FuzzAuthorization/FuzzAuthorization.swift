@@ -1,0 +1,387 @@
+import AuthMockCore
+import CLibFuzzer
+import Foundation
+
+// One input, read two ways:
+//
+// 1. As text: each line (up to four) is the value of one request's `Authorization` header, sent in turn
+//    to two origin engines and, as `Proxy-Authorization`, to a proxy engine, all on one connection, so
+//    that multi-leg handshakes and timelines are reached. The same value goes to
+//    `AuthHeader.parseCredentials` and `parseChallenges`, which must round-trip what they accept.
+//    Digest placeholders let a corpus file reach the checks behind a correct response: `{realm}` becomes
+//    the engine's realm, `{nonce}` and `{opaque}` the ones it issued (for the `algorithm=` the line
+//    names), `{userhash}` alice's userhash, and `{response}` the response a correct client computes from
+//    the line's own parameters.
+// 2. As bytes: base64-encoded, the whole input is the NTLM AUTHENTICATE (or anything else) answering a
+//    real CHALLENGE (Unicode and OEM), the SPNEGO token after a NegTokenInit, a NegTokenResp wrapping
+//    the bytes, and the proxy's NTLM token, so that the message parsers are reached past base64.
+//
+// Invariants (a violation is a crash for libFuzzer): every request yields one journal entry (the
+// journal and the sequence grow by the entries the exchange reports), the status is one the role can
+// give, the verdict header names the entry's verdict, a challenge status carries challenges that parse,
+// a 200 names the user, no response header holds CR, LF or NUL, and the entry encodes as JSON.
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    fuzzHeaderParsers(bytes)
+    fuzzEngines(lines: bytes)
+    fuzzTokens(bytes)
+    return 0
+}
+
+// MARK: - Scenarios
+
+let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+
+/// Passwords of the users every scenario below has (for `{response}`).
+let passwords = ["alice": "wonderland", "bäcker": "pässwört"]
+
+/// Every scheme at once, with the options that take the most branches: Basic with charset, Digest with
+/// userhash and opaque, auth-int, a fixed NTLM challenge, Negotiate; alice's password changes after her
+/// first success (old-password verdicts).
+let originYAML = """
+    version: 1
+    name: fuzz-origin
+    realm: fuzz@example.org
+    users:
+      - name: alice
+        password: wonderland
+        domain: EXAMPLE
+      - name: bäcker
+        password: pässwört
+    challenges:
+      - scheme: Basic
+        charset: UTF-8
+      - scheme: Digest
+        algorithm: SHA-256
+        qop: auth
+        opaque: true
+        userhash: true
+      - scheme: Digest
+        algorithm: MD5
+        qop: [auth, auth-int]
+      - scheme: NTLM
+        domain: EXAMPLE
+        server-challenge: 0123456789abcdef
+      - scheme: Negotiate
+        domain: EXAMPLE
+    timeline:
+      - after-successes: 1
+        user: alice
+        password: changed
+    """
+
+/// The older and stricter options: Basic without charset, RFC 2069 Digest (no qop), a -sess algorithm,
+/// nonces that are stale at first use or after one use or 30 s, NTLMv2 only without target info, one
+/// combined challenge field, and alice locked at the second request.
+let legacyYAML = """
+    version: 1
+    name: fuzz-legacy
+    users:
+      - name: alice
+        password: wonderland
+      - name: bäcker
+        password: pässwört
+    challenges:
+      - scheme: Basic
+      - scheme: Digest
+        qop: none
+        opaque: fixed-opaque
+      - scheme: Digest
+        algorithm: SHA-512-256-sess
+        qop: auth-int
+      - scheme: NTLM
+        allow-v1: false
+        target-info: false
+    challenge-style: combined
+    nonce:
+      max-uses: 1
+      stale-first: 1
+      lifetime: 30s
+      strict-nc: true
+    timeline:
+      - at-request: 2
+        user: alice
+        lock: true
+    """
+
+/// A forward proxy (407, Proxy-Authorization) with Basic, Digest and NTLM.
+let proxyYAML = """
+    version: 1
+    name: fuzz-proxy
+    users: []
+    challenges: []
+    resources:
+      - path: /
+        protected: false
+    proxy:
+      users:
+        - name: alice
+          password: wonderland
+          domain: EXAMPLE
+        - name: bäcker
+          password: pässwört
+      challenges:
+        - scheme: Basic
+        - scheme: Digest
+          algorithm: SHA-256
+          qop: auth
+        - scheme: NTLM
+          domain: EXAMPLE
+    """
+
+/// An engine after its first (unauthenticated) request, with the Digest challenges it issued.
+struct Prepared: Sendable {
+    var engine: Engine
+    var realm: String
+    /// The Digest challenges of the 401/407, in order: algorithm token (lower-case), nonce, opaque.
+    var digest: [(algorithm: String, nonce: String, opaque: String?)]
+    var target: String
+    var method: String
+
+    var role: Engine.Role { engine.role }
+
+    init(_ yaml: String, role: Engine.Role = .origin, method: String = "GET", target: String = "/") {
+        let loaded: Scenario
+        do {
+            loaded = try ScenarioLoader.load(yaml: yaml, file: "fuzz.yaml", files: ScenarioFileReader.inMemory([:]))
+        } catch {
+            fatalError("a fuzz scenario does not load: \(error)")
+        }
+        let scenario = role == .proxy ? loaded.proxyScenario! : loaded
+        var random = RandomSource.seeded(7)
+        engine = Engine(scenario: scenario, configuration: .init(journalCapacity: 1000, role: role), random: &random)
+        realm = scenario.realm
+        self.method = method
+        self.target = target
+        digest = []
+        let first = send(&engine, value: nil, role: role, method: method, target: target, connection: 1, exchange: 1, now: t0)
+        precondition(first.response.status == role.challengeStatus, "the first request was not challenged")
+        for value in first.response.headers.values(role.challengeHeader) {
+            guard let challenges = try? AuthHeader.parseChallenges(value) else { continue }
+            for challenge in challenges where challenge.scheme == "Digest" {
+                digest.append(((challenge[parameter: "algorithm"] ?? "MD5").lowercased(), challenge[parameter: "nonce"]!, challenge[parameter: "opaque"]))
+            }
+        }
+    }
+
+    /// Fills in the Digest placeholders of a header value (see the top of the file).
+    func fillDigestPlaceholders(_ value: String) -> String {
+        guard value.contains("{"), !digest.isEmpty else { return value }
+        var text = value
+        let algorithmToken = (try? AuthHeader.parseCredentials(text))?[parameter: "algorithm"] ?? "MD5"
+        let issued = digest.first { $0.algorithm == algorithmToken.lowercased() } ?? digest[0]
+        let algorithm = DigestAlgorithm(token: algorithmToken) ?? .md5
+        text = text.replacingOccurrences(of: "{realm}", with: realm)
+        text = text.replacingOccurrences(of: "{nonce}", with: issued.nonce)
+        text = text.replacingOccurrences(of: "{opaque}", with: issued.opaque ?? "")
+        text = text.replacingOccurrences(of: "{userhash}", with: algorithm.userhash(username: "alice", realm: realm))
+        guard text.contains("{response}"), let credentials = try? AuthHeader.parseCredentials(text) else { return text }
+        let userhash = credentials[parameter: "userhash"]?.lowercased() == "true"
+        let user = userhash ? "alice" : credentials[parameter: "username"] ?? "alice"
+        let inputs = DigestInputs(
+            algorithm: algorithm, username: user, realm: credentials[parameter: "realm"] ?? realm,
+            password: passwords[user] ?? "wonderland", method: method, uri: credentials[parameter: "uri"] ?? target,
+            nonce: credentials[parameter: "nonce"] ?? issued.nonce,
+            qop: credentials[parameter: "qop"].flatMap { DigestQOP(rawValue: $0.lowercased()) },
+            nc: credentials[parameter: "nc"] ?? "", cnonce: credentials[parameter: "cnonce"] ?? ""
+        )
+        return text.replacingOccurrences(of: "{response}", with: inputs.response)
+    }
+}
+
+/// Two origins and a proxy (absolute-form), each after its first 401/407.
+let engines: [Prepared] = [
+    Prepared(originYAML),
+    Prepared(legacyYAML),
+    Prepared(proxyYAML, role: .proxy, target: "http://127.0.0.1:8080/"),
+]
+
+// MARK: - Invariants
+
+/// The statuses an engine of this role may answer "/" (or the proxy's "*") with.
+func allowedStatuses(_ role: Engine.Role) -> Set<Int> {
+    role == .proxy ? [200, 400, 403, 407] : [200, 400, 401, 403]
+}
+
+/// Handles one request and checks what every exchange must satisfy.
+@discardableResult
+func send(
+    _ engine: inout Engine, value: String?, role: Engine.Role, method: String = "GET", target: String = "/", connection: UInt64 = 1,
+    exchange: Int, now: Date
+) -> Exchange {
+    let headers = value.map { [HeaderField(role.credentialsHeader, $0)] } ?? []
+    let request = Request(
+        method: method, target: target, headers: headers,
+        connection: ConnectionInfo(id: connection, exchange: exchange, remote: "127.0.0.1:40000")
+    )
+    let journalBefore = engine.state.journal.count
+    let seqBefore = engine.state.nextSeq
+    var random = RandomSource.seeded(UInt64(exchange))
+    let result = engine.handle(request, now: now, random: &random)
+
+    guard let entry = result.entry else { fatalError("no journal entry for a request with \(value.debugDescription)") }
+    let status = result.response.status
+    precondition(allowedStatuses(role).contains(status), "status \(status) (\(entry.verdict)) for \(value.debugDescription)")
+    precondition(entry.status == status, "the journal says \(entry.status), the response \(status)")
+    let produced = result.journalEntries.count
+    precondition(produced >= 1 && result.journalEntries.contains(entry), "the exchange does not list its own entry")
+    precondition(engine.state.journal.count == journalBefore + produced, "the journal grew by \(engine.state.journal.count - journalBefore), not \(produced)")
+    precondition(engine.state.nextSeq == seqBefore + produced, "seq moved from \(seqBefore) to \(engine.state.nextSeq) for \(produced) entries")
+    precondition((seqBefore..<seqBefore + produced).contains(entry.seq), "entry seq \(entry.seq) outside \(seqBefore)..<\(seqBefore + produced)")
+    precondition(result.response.headers.first("X-Authmock-Verdict") == entry.verdict.rawValue, "verdict header differs from the journal")
+    for field in result.response.headers {
+        precondition(!field.value.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0 }, "response header \(field.name) holds CR, LF or NUL: \(field.value.debugDescription)")
+    }
+    let challengeHeader = status == 401 ? "WWW-Authenticate" : "Proxy-Authenticate"
+    let challenges = result.response.headers.values(challengeHeader)
+    if status == role.challengeStatus {
+        precondition(!challenges.isEmpty, "\(status) without \(challengeHeader) (\(entry.verdict))")
+        for challenge in challenges {
+            do throws(AuthSyntaxError) {
+                _ = try AuthHeader.parseChallenges(challenge)
+            } catch {
+                fatalError("the engine sent a challenge it cannot parse: \(challenge.debugDescription): \(error.reason)")
+            }
+        }
+    }
+    if status == 400 {
+        precondition(challenges.isEmpty, "a 400 carries a challenge")
+    }
+    if status == 200 {
+        precondition(result.authenticatedUser != nil, "200 on a protected resource without an authenticated user (\(entry.verdict))")
+    }
+    if let user = result.authenticatedUser {
+        precondition(passwords[user] != nil, "authenticated as '\(user)', who is not a user")
+    }
+    do {
+        _ = try JSONEncoder().encode(entry)
+    } catch {
+        fatalError("the journal entry does not encode: \(error)")
+    }
+    return result
+}
+
+// MARK: - Header parsers
+
+func fuzzHeaderParsers(_ bytes: [UInt8]) {
+    let text = String(decoding: bytes, as: UTF8.self)
+    if let credentials = try? AuthHeader.parseCredentials(text) {
+        precondition(!credentials.scheme.isEmpty, "credentials without a scheme")
+        precondition(credentials.token68 == nil || credentials.parameters.isEmpty, "both a token68 and parameters")
+        let again = try? AuthHeader.parseCredentials(credentials.rendered)
+        precondition(again == credentials, "credentials do not round-trip: \(text.debugDescription) -> \(credentials.rendered.debugDescription) -> \(String(describing: again))")
+    }
+    if let challenges = try? AuthHeader.parseChallenges(text) {
+        precondition(!challenges.isEmpty, "an empty challenge list was accepted")
+        let rendered = challenges.map(\.rendered).joined(separator: ", ")
+        let again = try? AuthHeader.parseChallenges(rendered)
+        precondition(again == challenges, "challenges do not round-trip: \(text.debugDescription) -> \(rendered.debugDescription) -> \(String(describing: again))")
+    }
+}
+
+// MARK: - Engines, one header value per line
+
+func fuzzEngines(lines bytes: [UInt8]) {
+    let lines = bytes.split(separator: UInt8(ascii: "\n"), maxSplits: 4, omittingEmptySubsequences: false).prefix(4)
+    for prepared in engines {
+        var engine = prepared.engine
+        for (index, line) in lines.enumerated() {
+            var value = String(decoding: line, as: UTF8.self)
+            if value.hasSuffix("\r") { value.removeLast() }
+            value = prepared.fillDigestPlaceholders(value)
+            // 20 s apart: the third request finds a 30-second nonce expired.
+            send(
+                &engine, value: value, role: prepared.role, method: prepared.method, target: prepared.target, exchange: index + 2,
+                now: t0 + Double(20 * index)
+            )
+        }
+    }
+}
+
+// MARK: - NTLM and SPNEGO tokens
+
+func le32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> ($0 * 8)) } }
+
+/// A NEGOTIATE (type 1) with these flags.
+func ntlmNegotiate(flags: UInt32) -> [UInt8] {
+    Array("NTLMSSP".utf8) + [0] + le32(1) + le32(flags) + [UInt8](repeating: 0, count: 16)
+}
+
+/// Unicode | RequestTarget | NTLM | ExtendedSessionSecurity, and the same with OEM instead of Unicode.
+let unicodeFlags: UInt32 = 0x0008_0205
+let oemFlags: UInt32 = 0x0008_0206
+
+func der(_ tag: UInt8, _ value: [UInt8]) -> [UInt8] {
+    switch value.count {
+    case ..<0x80: return [tag, UInt8(value.count)] + value
+    case ..<0x100: return [tag, 0x81, UInt8(value.count)] + value
+    default: return [tag, 0x82, UInt8(value.count >> 8), UInt8(value.count & 0xFF)] + value
+    }
+}
+
+let spnegoOID: [UInt8] = [0x2B, 0x06, 0x01, 0x05, 0x05, 0x02]
+let ntlmOID: [UInt8] = [0x2B, 0x06, 0x01, 0x04, 0x01, 0x82, 0x37, 0x02, 0x02, 0x0A]
+
+/// NegTokenInit proposing NTLM with an optimistic NEGOTIATE.
+func negTokenInit(_ mechToken: [UInt8]) -> [UInt8] {
+    let fields = der(0xA0, der(0x30, der(0x06, ntlmOID))) + der(0xA2, der(0x04, mechToken))
+    return der(0x60, der(0x06, spnegoOID) + der(0xA0, der(0x30, fields)))
+}
+
+/// NegTokenResp carrying `token`.
+func negTokenResp(_ token: [UInt8]) -> [UInt8] {
+    der(0xA1, der(0x30, der(0xA2, der(0x04, token))))
+}
+
+/// An engine whose connection 1 received a CHALLENGE, and the scheme that sent it.
+struct Challenged: Sendable {
+    var engine: Engine
+    var scheme: String
+
+    init(_ prepared: Prepared, scheme: String, token: [UInt8]) {
+        engine = prepared.engine
+        self.scheme = scheme
+        let answer = send(
+            &engine, value: "\(scheme) \(Data(token).base64EncodedString())", role: prepared.role, method: prepared.method,
+            target: prepared.target, exchange: 2, now: t0
+        )
+        precondition(answer.response.status == prepared.role.challengeStatus && answer.entry?.verdict == .ntlmNegotiate, "no CHALLENGE: \(String(describing: answer.entry))")
+    }
+}
+
+let challenged: [(Challenged, Prepared)] = [
+    (Challenged(engines[0], scheme: "NTLM", token: ntlmNegotiate(flags: unicodeFlags)), engines[0]),
+    (Challenged(engines[1], scheme: "NTLM", token: ntlmNegotiate(flags: oemFlags)), engines[1]),
+    (Challenged(engines[0], scheme: "Negotiate", token: negTokenInit(ntlmNegotiate(flags: unicodeFlags))), engines[0]),
+    (Challenged(engines[2], scheme: "NTLM", token: ntlmNegotiate(flags: oemFlags)), engines[2]),
+]
+
+func fuzzTokens(_ bytes: [UInt8]) {
+    let encoded = Data(bytes).base64EncodedString()
+    for (state, prepared) in challenged {
+        var engine = state.engine
+        send(&engine, value: "\(state.scheme) \(encoded)", role: prepared.role, method: prepared.method, target: prepared.target, exchange: 3, now: t0)
+        // The same answer on another connection: the CHALLENGE it answers was sent on connection 1.
+        engine = state.engine
+        send(&engine, value: "\(state.scheme) \(encoded)", role: prepared.role, method: prepared.method, target: prepared.target, connection: 2, exchange: 1, now: t0)
+        if state.scheme == "Negotiate" {
+            engine = state.engine
+            let wrapped = Data(negTokenResp(bytes)).base64EncodedString()
+            send(&engine, value: "Negotiate \(wrapped)", role: prepared.role, method: prepared.method, target: prepared.target, exchange: 3, now: t0)
+        }
+    }
+}
+
+/// SwiftPM links this as the executable's `main`; it runs libFuzzer with the command line.
+@main
+enum Main {
+    static func main() {
+        var argc = CommandLine.argc
+        var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
+        exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in
+            fuzz(data ?? UnsafePointer(bitPattern: 1)!, size)
+        })
+    }
+}
