@@ -161,7 +161,7 @@ public final class AuthMockServer: Sendable {
         case .admitted(let id):
             return id
         case .refused(let id):
-            let remote = channel.remoteAddress.map { "\($0.ipAddress ?? "?"):\($0.port ?? 0)" }
+            let remote = channel.remoteAddress.map(ExchangeHandler.describe)
             core.recordRefusedConnection(ConnectionInfo(id: id, exchange: 0, remote: remote), limit: configuration.maxConnections)
             return nil
         case .closing:

@@ -63,18 +63,12 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        disarm()
-        timer?.cancel()
-        timer = nil
-        scheduledAt = nil
+        stop()
         self.context = nil
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        disarm()
-        timer?.cancel()
-        timer = nil
-        scheduledAt = nil
+        stop()
         context.fireChannelInactive()
     }
 
@@ -138,6 +132,14 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     private func disarm() {
         deadline = nil
+    }
+
+    /// No deadline and no scheduled task: the connection is gone.
+    private func stop() {
+        disarm()
+        timer?.cancel()
+        timer = nil
+        scheduledAt = nil
     }
 
     private func schedule(at when: NIODeadline, on eventLoop: any EventLoop) {

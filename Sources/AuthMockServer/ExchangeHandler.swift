@@ -518,7 +518,8 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
-    private static func describe(_ address: SocketAddress) -> String {
+    /// `127.0.0.1:40123`, `[::1]:40123`: how the journal names a client.
+    static func describe(_ address: SocketAddress) -> String {
         switch address {
         case .v4: return "\(address.ipAddress ?? "?"):\(address.port ?? 0)"
         case .v6: return "[\(address.ipAddress ?? "?")]:\(address.port ?? 0)"
