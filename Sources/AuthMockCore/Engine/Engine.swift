@@ -48,7 +48,8 @@ public struct Engine: Sendable {
     let passwordMemo = PasswordVerificationMemo()
     /// The challenges that never change (all but Digest's, which carry a fresh nonce), rendered once: the
     /// 401 path is the hottest path of a client that is never given credentials.
-    let fixedChallenges: [Int: String]
+    /// By challenge index; nil for Digest.
+    let fixedChallenges: [String?]
     /// Whether any user's password is a crypt(3) hash (checked off the event loop, see `slowPasswordCheck`).
     let hasCryptHashes: Bool
     public internal(set) var state: EngineState
@@ -77,20 +78,18 @@ public struct Engine: Sendable {
             }
         }
         self.opaques = opaques
-        var fixed: [Int: String] = [:]
-        for (index, challenge) in scenario.challenges.enumerated() {
+        self.fixedChallenges = scenario.challenges.map { challenge -> String? in
             switch challenge {
             case .basic(let basic):
                 var parameters = [AuthParameter(name: "realm", value: scenario.realm, quoted: true)]
                 if basic.charsetUTF8 { parameters.append(AuthParameter(name: "charset", value: "UTF-8", quoted: true)) }
-                fixed[index] = AuthHeaderValue(scheme: "Basic", parameters: parameters).rendered
-            case .ntlm: fixed[index] = "NTLM"
-            case .negotiate: fixed[index] = "Negotiate"
-            case .custom(let raw): fixed[index] = raw
-            case .digest: break
+                return AuthHeaderValue(scheme: "Basic", parameters: parameters).rendered
+            case .ntlm: return "NTLM"
+            case .negotiate: return "Negotiate"
+            case .custom(let raw): return raw
+            case .digest: return nil
             }
         }
-        self.fixedChallenges = fixed
         self.hasCryptHashes = scenario.users.contains { if case .crypt? = $0.stored { true } else { false } }
         self.state = EngineState(
             nonces: NonceStore(capacity: scenario.nonce.remember),
@@ -159,22 +158,25 @@ public struct Engine: Sendable {
             verdict = .tlsOK
             detail = "\(requests) request(s) over \(connection.tls?.version ?? "TLS")"
         }
-        let entry = JournalEntry(
-            seq: state.nextSeq, time: now, connection: connection.id, exchange: 0, remote: connection.remote, method: nil,
-            target: nil, version: nil, headers: [], bodyBytes: 0, credentials: nil, verdict: verdict, detail: detail, status: 0,
-            challenges: nil, tls: connection.tls, requests: requests
-        )
-        state.nextSeq += 1
-        state.journal.append(entry)
-        return entry
+        return recordConnection(connection, verdict: verdict, detail: detail, requests: requests, now: now)
     }
 
     /// Records a connection the shell closed at once because it already held `limit` connections.
     public mutating func recordRefusedConnection(_ connection: ConnectionInfo, limit: Int, now: Date) -> JournalEntry {
+        recordConnection(
+            connection, verdict: .connectionLimit, detail: "closed at once: the server already holds \(limit) connections (--max-connections)",
+            requests: nil, now: now
+        )
+    }
+
+    /// A journal entry about a connection rather than a request: status 0, nothing was answered.
+    private mutating func recordConnection(
+        _ connection: ConnectionInfo, verdict: Verdict, detail: String, requests: Int?, now: Date
+    ) -> JournalEntry {
         let entry = JournalEntry(
             seq: state.nextSeq, time: now, connection: connection.id, exchange: 0, remote: connection.remote, method: nil,
-            target: nil, version: nil, headers: [], bodyBytes: 0, credentials: nil, verdict: .connectionLimit,
-            detail: "closed at once: the server already holds \(limit) connections (--max-connections)", status: 0, challenges: nil
+            target: nil, version: nil, headers: [], bodyBytes: 0, credentials: nil, verdict: verdict, detail: detail, status: 0,
+            challenges: nil, tls: connection.tls, requests: requests
         )
         state.nextSeq += 1
         state.journal.append(entry)
