@@ -116,6 +116,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                // Handler tests on EmbeddedChannel: no socket, no thread.
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             // Deliberately wrong clients the runner's tests run with python3, read from the source tree.
             exclude: ["Clients"],

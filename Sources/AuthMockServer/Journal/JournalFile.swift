@@ -39,8 +39,3 @@ final class JournalFile: @unchecked Sendable {
         }
     }
 }
-
-struct JournalFileError: Error, CustomStringConvertible {
-    var path: String
-    var description: String { "cannot write the journal to \(path)" }
-}

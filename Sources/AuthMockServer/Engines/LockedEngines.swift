@@ -1,0 +1,143 @@
+import AuthMockCore
+import Foundation
+import NIOConcurrencyHelpers
+
+/// The lock around the origin's and the proxy's engines (an ``EnginePair``), and where their journal
+/// entries go once decided.
+///
+/// Every decision takes the lock, asks the pure engines, and delivers the entries it produced to the
+/// journal file and the observer before letting go, so that both see entries in `seq` order. The
+/// engines do no I/O, so the lock is held only for the decision itself.
+final class LockedEngines: Sendable {
+    private let locked: NIOLockedValueBox<EnginePair>
+    /// Where decided entries go besides memory: the journal file and an observer (the fixture library's
+    /// `takeRequest`).
+    private let sinks = NIOLockedValueBox(Sinks())
+    let clock: @Sendable () -> Date
+
+    private struct Sinks {
+        var file: JournalFile?
+        var observer: (@Sendable (JournalEntry) -> Void)?
+
+        func deliver(_ entries: [JournalEntry]) {
+            for entry in entries {
+                file?.append(entry)
+                observer?(entry)
+            }
+        }
+    }
+
+    init(scenario: Scenario, configuration: ServerConfiguration) {
+        let random = configuration.seed.map(RandomSource.seeded) ?? .system
+        // `after:` timeline steps count from here.
+        let pair = EnginePair(scenario: scenario, journalCapacity: configuration.journalCapacity, random: random, startedAt: configuration.clock())
+        locked = NIOLockedValueBox(pair)
+        clock = configuration.clock
+    }
+
+    func setJournalFile(_ file: JournalFile?) {
+        sinks.withLockedValue { $0.file = file }
+    }
+
+    func setObserver(_ observer: (@Sendable (JournalEntry) -> Void)?) {
+        sinks.withLockedValue { $0.observer = observer }
+    }
+
+    /// Decides under the lock, and delivers what the decision journaled before the lock is released.
+    private func decide<T>(_ body: (inout EnginePair, Date) -> (T, [JournalEntry])) -> T {
+        let now = clock()
+        let sinks = sinks.withLockedValue { $0 }
+        return locked.withLockedValue { pair in
+            let (result, entries) = body(&pair, now)
+            sinks.deliver(entries)
+            return result
+        }
+    }
+
+    /// Reads the engines under the lock; nothing is decided or journaled.
+    func read<T>(_ body: (EnginePair) -> T) -> T {
+        locked.withLockedValue { body($0) }
+    }
+
+    // MARK: Exchanges
+
+    func handle(_ request: Request) -> Exchange {
+        // The journal page can be large: copy it under the lock, encode it outside.
+        if let since = Engine.journalPageRequest(request) {
+            return Exchange(response: Engine.json(read { $0.journalPage(since: since) }))
+        }
+        return decide { pair, now in
+            let exchange = pair.handle(request, now: now)
+            return (exchange, exchange.journalEntries)
+        }
+    }
+
+    func handleProxy(_ request: Request) -> Exchange {
+        decide { pair, now in
+            let exchange = pair.handleProxy(request, now: now)
+            return (exchange, exchange.journalEntries)
+        }
+    }
+
+    /// Refuses a request the shell could not hand over whole, or a proxy target it may not reach, and
+    /// journals it as the origin's or the proxy's.
+    func reject(
+        _ request: Request?, connection: ConnectionInfo, role: Engine.Role, status: Int, verdict: Verdict, detail: String, close: Bool
+    ) -> Exchange {
+        decide { pair, now in
+            let exchange = pair.reject(request, connection: connection, role: role, status: status, verdict: verdict, detail: detail, close: close, now: now)
+            return (exchange, exchange.journalEntries)
+        }
+    }
+
+    /// What must run off the event loop before `handle` (a slow password hash), if anything.
+    func slowPasswordCheck(_ request: Request) -> (@Sendable () -> Void)? {
+        read { $0.slowPasswordCheck(request) }
+    }
+
+    func challengesBeforeBody(_ request: Request) -> Bool {
+        read { $0.challengesBeforeBody(request) }
+    }
+
+    // MARK: Connections
+
+    func connectionClosed(_ id: UInt64) {
+        locked.withLockedValue { $0.connectionClosed(id) }
+    }
+
+    /// Records a TLS connection's handshake and request count when it closes.
+    func recordTLSConnection(_ connection: ConnectionInfo, failure: String?, requests: Int) {
+        decide { pair, now in ((), [pair.recordTLSConnection(connection, failure: failure, requests: requests, now: now)]) }
+    }
+
+    func recordRefusedConnection(_ connection: ConnectionInfo, limit: Int) {
+        decide { pair, now in ((), [pair.recordRefusedConnection(connection, limit: limit, now: now)]) }
+    }
+
+    // MARK: The host's controls
+
+    /// Changes a user of the origin's scenario, as `POST /_authmock/users/{name}` does.
+    func changeUser(_ name: String, _ action: TimelineStep.Action, reason: String) -> Bool {
+        decide { pair, now in
+            guard let entry = pair.changeUser(name, action, reason: reason, now: now) else { return (false, []) }
+            return (true, [entry])
+        }
+    }
+
+    /// As `POST /_authmock/reset`: `after:` timeline steps count from now again.
+    func reset() {
+        let now = clock()
+        locked.withLockedValue { $0.reset(at: now) }
+    }
+
+    func setLinks(_ links: [String: String]) {
+        locked.withLockedValue { $0.setLinks(links) }
+    }
+
+    func setTLSInfo(_ info: TLSInfo) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
+        let json = (try? encoder.encode(info)).map { Array($0) + [UInt8(ascii: "\n")] }
+        locked.withLockedValue { $0.setTLSDescription(json) }
+    }
+}

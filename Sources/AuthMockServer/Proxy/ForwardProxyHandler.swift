@@ -1,0 +1,100 @@
+import AuthMockCore
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// Plays the forward proxy in front of the server's origins, in the manner of async-http-client's
+/// `HTTPProxySimulator`: the target is checked (``ProxyRouting``, pure), the proxy's engine decides on
+/// its credentials (407 or granted), and a granted request is handed to the origin in-process
+/// (absolute-form `GET http://…`) or turns this channel into a tunnel into the origin (`CONNECT`).
+final class ForwardProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ExchangeRequest
+    typealias OutboundOut = Answer
+
+    private let engines: LockedEngines
+    private var stack: ProxyStack
+    private let logger: Logger
+
+    init(engines: LockedEngines, stack: ProxyStack, logger: Logger) {
+        self.engines = engines
+        self.stack = stack
+        self.logger = logger
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let incoming = unwrapInboundIn(data)
+        let request = incoming.request
+        // Whatever the answer, unless a tunnel opens, a CONNECT leaves NIO's decoder spent: renew it.
+        var tunnelling = false
+        defer {
+            if request.method == "CONNECT", !tunnelling { renewDecoder(context: context) }
+        }
+        var listener: OriginListener?
+        let routing = ProxyRouting.decide(method: request.method, target: request.target) { [stack] port in
+            listener = stack.origin(port)
+            return listener.map { $0.tls == nil ? .http : .https }
+        }
+        switch routing {
+        case .refuse(let status, let verdict, let detail):
+            let exchange = engines.reject(request, connection: request.connection, role: .proxy, status: status, verdict: verdict, detail: detail, close: false)
+            answer(incoming, with: exchange.response, context: context)
+        case .forward(let target):
+            let hop = engines.handleProxy(request)
+            guard hop.response.status == 200 else { return answer(incoming, with: hop.response, context: context) }
+            // A real proxy consumes its own credentials: the origin must not see them from here.
+            var forwarded = request
+            forwarded.target = target.originForm
+            forwarded.headers.removeAll { ["proxy-authorization", "proxy-connection"].contains($0.name.lowercased()) }
+            answer(incoming, with: engines.handle(forwarded).response, context: context)
+        case .tunnel:
+            let hop = engines.handleProxy(request)
+            guard hop.response.status == 200, let listener else { return answer(incoming, with: hop.response, context: context) }
+            tunnelling = true
+            startTunnel(into: listener, proxyConnection: request.connection.id, context: context)
+        }
+    }
+
+    private func answer(_ incoming: ExchangeRequest, with response: Response, context: ChannelHandlerContext) {
+        context.writeAndFlush(wrapOutboundOut(Answer(response: response, request: incoming.head)), promise: nil)
+    }
+
+    /// Answers the CONNECT and plays the origin on this channel: the proxy's HTTP handlers go, the
+    /// origin's (TLS included) come, and the decoder's leftover bytes are forwarded into them.
+    private func startTunnel(into origin: OriginListener, proxyConnection: UInt64, context: ChannelHandlerContext) {
+        let channel = context.channel
+        let sync = channel.pipeline.syncOperations
+        do {
+            // The 200 goes out as bytes from below the decoder: the encoder would frame it.
+            sync.removeHandler(stack.pipelining, promise: nil)
+            sync.removeHandler(stack.encoder, promise: nil)
+            let decoderContext = try sync.context(handler: stack.decoder)
+            decoderContext.writeAndFlush(NIOAny(ResponseWriter.tunnelEstablished(allocator: channel.allocator)), promise: nil)
+            try stack.tunnel(channel, origin)
+            engines.connectionClosed(proxyConnection)  // the proxy's state for this connection ends here
+            sync.removeHandler(stack.exchange, promise: nil)
+            sync.removeHandler(stack.backPressure, promise: nil)
+            sync.removeHandler(context: context, promise: nil)
+            // Last: removing the decoder forwards the bytes it holds into the origin's handlers.
+            sync.removeHandler(stack.decoder, promise: nil)
+            // The pipelining handler may have been holding back a read.
+            channel.read()
+        } catch {
+            logger.debug("tunnel setup failed: \(error)")
+            channel.close(promise: nil)
+        }
+    }
+
+    /// Puts a fresh decoder right after the spent one, then removes the spent one, which forwards the
+    /// bytes it holds (a CONNECT retried with credentials) into the fresh one.
+    private func renewDecoder(context: ChannelHandlerContext) {
+        let fresh = stack.makeDecoder()
+        do {
+            let sync = context.pipeline.syncOperations
+            try sync.addHandler(fresh, position: .after(stack.decoder))
+            sync.removeHandler(stack.decoder, promise: nil)
+            stack.decoder = fresh
+        } catch {
+            context.close(promise: nil)
+        }
+    }
+}

@@ -1,0 +1,155 @@
+import AuthMockCore
+import Foundation
+
+/// What a host reads of a running server (its addresses, TLS files, journal, users and state sizes) and
+/// what it changes (users, certificate, reset), as the control endpoints do.
+extension AuthMockServer {
+    /// The port actually bound by the main listener (useful after binding port 0).
+    public var port: Int {
+        state.withLockedValue { $0.channels.first?.localAddress?.port } ?? configuration.port
+    }
+
+    /// The base URL clients use: `http://127.0.0.1:53124/`, or with TLS `https://localhost:53124/`
+    /// (the generated certificate names localhost).
+    public var url: String {
+        let isTLS = state.withLockedValue { $0.tls != nil }
+        return Self.url(host: configuration.host, port: port, tls: isTLS)
+    }
+
+    /// The plain-HTTP URL when a TLS scenario also listens on plain HTTP (`plain-http: true`).
+    public var httpURL: String? {
+        state.withLockedValue { $0.plainChannel?.localAddress?.port }.map { Self.url(host: configuration.host, port: $0, tls: false) }
+    }
+
+    /// The second port's URL when the scenario asks for `second-port: true`.
+    public var secondURL: String? {
+        let (port, isTLS) = state.withLockedValue { ($0.secondChannel?.localAddress?.port, $0.tls != nil) }
+        return port.map { Self.url(host: configuration.host, port: $0, tls: isTLS) }
+    }
+
+    /// The main URL with the other loopback name (`localhost` ↔ `127.0.0.1`): another host, same port.
+    public var otherHostURL: String {
+        let main = url
+        if main.contains("//localhost:") { return main.replacingOccurrences(of: "//localhost:", with: "//127.0.0.1:") }
+        if main.contains("//127.0.0.1:") { return main.replacingOccurrences(of: "//127.0.0.1:", with: "//localhost:") }
+        return main
+    }
+
+    /// What `{url}`, `{other_host_url}`, `{http_url}` and `{second_url}` stand for in resource headers.
+    var links: [String: String] {
+        var links = ["url": url, "other_host_url": otherHostURL]
+        links["http_url"] = httpURL
+        links["second_url"] = secondURL
+        return links
+    }
+
+    /// The forward proxy's URL (`http://127.0.0.1:PORT`) when the scenario has a `proxy:` section.
+    public var proxyURL: String? {
+        state.withLockedValue { $0.proxyChannel?.localAddress?.port }.map { Self.url(host: configuration.host, port: $0, tls: false) }.map { String($0.dropLast()) }
+    }
+
+    /// What clients need for TLS (files and pins), current after any rotation; nil without TLS.
+    public var tls: TLSInfo? {
+        state.withLockedValue { $0.tls }?.info
+    }
+
+    static func url(host configured: String, port: Int, tls: Bool) -> String {
+        let host: String
+        switch configured {
+        case "0.0.0.0", "", "127.0.0.1": host = tls ? "localhost" : "127.0.0.1"
+        case "::": host = "[::1]"
+        case let other where other.contains(":"): host = "[\(other)]"
+        case let other: host = other
+        }
+        return "\(tls ? "https" : "http")://\(host):\(port)/"
+    }
+
+    /// How many journal entries fell out of memory (beyond `journalCapacity`); the journal file has them.
+    public var journalEvicted: Int {
+        engines.read { $0.journal.evicted }
+    }
+
+    /// The journal entries in memory, oldest first.
+    public var journal: [JournalEntry] {
+        engines.read { $0.journal.entries }
+    }
+
+    /// Waits until every client connection has closed (and so has been journaled), up to `timeout`.
+    /// Returns whether that happened. Use it after a client exits, before reading its TLS entries.
+    @discardableResult
+    public func waitForConnectionsToClose(timeout: Duration = .seconds(5)) async -> Bool {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while connections.openCount > 0 {
+            guard ContinuousClock.now < deadline, !Task.isCancelled else { return false }
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+        return true
+    }
+
+    /// The sizes of the state the server keeps, for checking that nothing outlives its connection.
+    public struct StateSizes: Sendable, Equatable, CustomStringConvertible {
+        /// Client connections open now.
+        public var openConnections: Int
+        /// Connections refused since start because `maxConnections` were open.
+        public var refusedConnections: Int
+        /// Connections holding a stalled answer (a scenario's `stall` fault).
+        public var stalledConnections: Int
+        /// Connections with NTLM state (a handshake in progress, or an authenticated connection), both hops.
+        public var ntlmConnections: Int
+        /// Digest nonces remembered (bounded by `nonce.remember`), both hops.
+        public var rememberedNonces: Int
+        /// Journal entries in memory (bounded by `journalCapacity`).
+        public var journalEntries: Int
+
+        public var description: String {
+            "open \(openConnections), refused \(refusedConnections), stalled \(stalledConnections), ntlm \(ntlmConnections), nonces \(rememberedNonces), journal \(journalEntries)"
+        }
+    }
+
+    public var stateSizes: StateSizes {
+        let (ntlm, nonces, journal) = engines.read { pair in
+            let (origin, proxy) = (pair.origin, pair.proxy)
+            return
+            (
+                origin.state.ntlmConnections + (proxy?.state.ntlmConnections ?? 0),
+                origin.state.rememberedNonces + (proxy?.state.rememberedNonces ?? 0),
+                origin.state.journal.count
+            )
+        }
+        return StateSizes(
+            openConnections: connections.openCount, refusedConnections: connections.refusedCount,
+            stalledConnections: connections.stalledCount, ntlmConnections: ntlm, rememberedNonces: nonces, journalEntries: journal
+        )
+    }
+
+    /// Clears the journal and nonce state and restores the scenario's users, as `POST /_authmock/reset` does.
+    public func reset() {
+        engines.reset()
+    }
+
+    /// The origin's users as they are now: passwords changed by the timeline or the control endpoint
+    /// show their new value; removed users are left out.
+    public var users: [User] {
+        engines.read { $0.origin.currentUsers }
+    }
+
+    /// Changes a user of the origin's scenario (new password, lock, unlock, remove) and journals it,
+    /// as `POST /_authmock/users/{name}` does. Returns false when there is no such user.
+    @discardableResult
+    public func changeUser(_ name: String, _ action: TimelineStep.Action, reason: String = "changed by the host") -> Bool {
+        engines.changeUser(name, action, reason: reason)
+    }
+
+    /// Calls `observer` with every journal entry once it is decided, in `seq` order, while the engine's
+    /// lock is held: keep it short (append to a queue, resume a continuation) and never call back into
+    /// the server from it.
+    public func setJournalObserver(_ observer: (@Sendable (JournalEntry) -> Void)?) {
+        engines.setObserver(observer)
+    }
+
+    /// Replaces the TLS leaf for new connections, as `POST /_authmock/tls/rotate` does.
+    public func rotateCertificate(keepKey: Bool) async throws {
+        guard let tls = state.withLockedValue({ $0.tls }) else { return }
+        engines.setTLSInfo(try tls.rotate(keepKey: keepKey))
+    }
+}

@@ -1,0 +1,32 @@
+import AuthMockCore
+import NIOCore
+import NIOHTTP1
+
+extension ServerPipelines {
+    /// The forward proxy's connection. Its HTTP handlers are added one by one, so that a granted CONNECT
+    /// can take them away and play the origin on the same channel.
+    func configureProxy(_ channel: any Channel, id: UInt64) throws {
+        let limits = decoderLimits
+        // Bytes after a CONNECT belong to the tunnel (or to the next request after a 407): the decoder
+        // forwards them when it is removed, never drops them.
+        let makeDecoder = {
+            ByteToMessageHandler(
+                HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes, informationalResponseStrategy: .drop, limitConfiguration: limits)
+            )
+        }
+        let record = ConnectionRecord(id: id, isTLS: false)
+        record.remote = channel.remoteAddress.map(Self.describe)
+        let connectionGuard = ConnectionGuard(timeouts: timeouts)
+        let registry = self.registry
+        let stack = ProxyStack(
+            encoder: HTTPResponseEncoder(), decoder: makeDecoder(), pipelining: HTTPServerPipelineHandler(),
+            exchange: exchangeHandler(role: .proxy, record: record, connectionGuard: connectionGuard), backPressure: BackPressureHandler(),
+            makeDecoder: makeDecoder, origin: origin,
+            tunnel: { [self] channel, origin in try configureOrigin(channel, id: registry.allocateID(), tls: origin.tls) }
+        )
+        try channel.pipeline.syncOperations.addHandlers([
+            connectionGuard, stack.encoder, stack.decoder, stack.pipelining, stack.backPressure, stack.exchange,
+            ForwardProxyHandler(engines: engines, stack: stack, logger: logger),
+        ])
+    }
+}

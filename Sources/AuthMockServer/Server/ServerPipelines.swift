@@ -1,0 +1,74 @@
+import AuthMockCore
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+
+/// Builds the handlers of each new connection, in the order a request meets them.
+///
+/// An origin connection:
+/// ```
+/// [NIOSSLServerHandler → TLSConnectionObserver]   TLS, when the listener has it
+/// ConnectionGuard                                  header and idle timeouts, below the HTTP codec
+/// HTTP codec + HTTPServerPipelineHandler           NIO's; one request at a time, graceful quiescing
+/// BackPressureHandler                              holds reads while the client does not read
+/// ExchangeHandler (origin)                         parts ↔ Request / Answer; the only writer's caller
+/// OriginHandler                                    asks the engine
+/// ```
+/// A proxy connection has the same layers without TLS, with a ``ForwardProxyHandler`` in place of the
+/// ``OriginHandler``; a granted CONNECT swaps its HTTP layers for an origin connection's (see
+/// `ServerPipelines+Proxy.swift`).
+struct ServerPipelines: Sendable {
+    let engines: LockedEngines
+    let registry: ConnectionRegistry
+    let timeouts: ConnectionGuard.Timeouts
+    let decoderLimits: NIOHTTPDecoderLimitConfiguration
+    let maxBodySize: Int
+    let logger: Logger
+    let perform: OriginHandler.Perform
+    /// The origin listening on a port, if it is one of the server's (the proxy's only targets).
+    let origin: @Sendable (Int) -> OriginListener?
+
+    /// Plays the origin on a channel: a new connection, or a CONNECT tunnel through the proxy.
+    func configureOrigin(_ channel: any Channel, id: UInt64, tls: TLSRuntime?) throws {
+        let sync = channel.pipeline.syncOperations
+        let record = ConnectionRecord(id: id, isTLS: tls != nil)
+        record.remote = channel.remoteAddress.map(Self.describe)
+        let connectionGuard = ConnectionGuard(timeouts: timeouts)
+        // TLS first: everything after it sees plain HTTP. The context is read per connection, so a
+        // rotation applies to the next connection.
+        if let tls {
+            try sync.addHandler(NIOSSLServerHandler(context: tls.context))
+            try sync.addHandler(TLSConnectionObserver(record: record, engines: engines))
+            connectionGuard.onIdleTimeout = { TLSConnectionObserver.idleTimeout(record) }
+        }
+        // Below the HTTP codec, above TLS: the guard sees every byte of a request as it arrives.
+        try sync.addHandler(connectionGuard)
+        // Pipelining assistance serialises pipelined requests and implements quiescing
+        // (ChannelShouldQuiesceEvent) for graceful shutdown. Error handling is ours, so that protocol
+        // errors are journaled.
+        try sync.configureHTTPServerPipeline(
+            withPipeliningAssistance: true, withErrorHandling: false, withOutboundHeaderValidation: true,
+            withEncoderConfiguration: .init(), withDecoderLimitConfiguration: decoderLimits
+        )
+        try sync.addHandler(BackPressureHandler())
+        try sync.addHandler(exchangeHandler(role: .origin, record: record, connectionGuard: connectionGuard))
+        try sync.addHandler(OriginHandler(engines: engines, perform: perform, logger: logger))
+    }
+
+    func exchangeHandler(role: Engine.Role, record: ConnectionRecord, connectionGuard: ConnectionGuard) -> ExchangeHandler {
+        ExchangeHandler(
+            role: role, engines: engines, record: record, writer: ResponseWriter(connectionGuard: connectionGuard, registry: registry),
+            maxBodySize: maxBodySize, logger: logger
+        )
+    }
+
+    /// `127.0.0.1:40123`, `[::1]:40123`: how the journal names a client.
+    static func describe(_ address: SocketAddress) -> String {
+        switch address {
+        case .v4: return "\(address.ipAddress ?? "?"):\(address.port ?? 0)"
+        case .v6: return "[\(address.ipAddress ?? "?")]:\(address.port ?? 0)"
+        case .unixDomainSocket: return "unix"
+        }
+    }
+}
