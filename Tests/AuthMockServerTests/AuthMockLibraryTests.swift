@@ -104,7 +104,7 @@ import Testing
     }
 
     @Test func shutdownWakesAWaitingTake() async throws {
-        let server = try await AuthMock.start(yaml: Self.basic)
+        let server = try await AuthMockFixture.start(yaml: Self.basic)
         let taken = Task { try await server.takeRequest(timeout: .seconds(30)) }
         try await Task.sleep(for: .milliseconds(50))
         try await server.shutdown()
@@ -184,13 +184,13 @@ import Testing
         let file = directory.appendingPathComponent("bad.yaml").path
         try "version: 1\nname: bad\nchalenges: []\n".write(toFile: file, atomically: true, encoding: .utf8)
         do {
-            _ = try await AuthMock.start(scenarioFile: file)
+            _ = try await AuthMockFixture.start(scenarioFile: file)
             Issue.record("a scenario with an unknown key started")
         } catch let error as ScenarioLoadError {
             #expect(error.description.hasPrefix("\(file):3:1: "))
             #expect(error.description.contains("challenges"))
         }
-        await #expect(throws: ScenarioLoadError.self) { try await AuthMock.start(scenarioFile: directory.appendingPathComponent("missing.yaml").path) }
+        await #expect(throws: ScenarioLoadError.self) { try await AuthMockFixture.start(scenarioFile: directory.appendingPathComponent("missing.yaml").path) }
     }
 
     @Test func withAuthMockShutsTheServerDownWhenTheBodyThrows() async throws {
@@ -206,6 +206,8 @@ import Testing
         await #expect(throws: (any Error).self) { _ = try await Self.get(URL(string: "http://127.0.0.1:\(port)/")!) }
     }
 
+    /// A TLS fixture exposes its CA file and PEM, client certificates and the public-key pin; a rotation
+    /// with a new key changes the pin, one that keeps the key keeps it.
     @Test func tlsFilesPinsAndRotation() async throws {
         let yaml = """
             version: 1
@@ -235,6 +237,7 @@ import Testing
         }
     }
 
+    /// A scenario with a proxy exposes its address (loopback, its own port) and URL.
     @Test func theProxyAddressIsReadable() async throws {
         let yaml = """
             version: 1

@@ -4,12 +4,12 @@ import XCTest
 
 /// The XCTest way: one server per test, started in `setUp` from a scenario file, stopped in `tearDown`.
 final class ProfileClientXCTests: XCTestCase {
-    // Optional, not `AuthMock!`: XCTest runs tearDown even when setUp threw, and then there is no server.
-    var server: AuthMock?
+    // Optional, not `AuthMockFixture!`: XCTest runs tearDown even when setUp threw, and then there is no server.
+    var server: AuthMockFixture?
 
     override func setUp() async throws {
         let file = try XCTUnwrap(Bundle.module.path(forResource: "profile", ofType: "yaml", inDirectory: "scenarios"))
-        server = try await AuthMock.start(scenarioFile: file)
+        server = try await AuthMockFixture.start(scenarioFile: file)
     }
 
     override func tearDown() async throws {
