@@ -1,14 +1,20 @@
 import ArgumentParser
 import Foundation
 
-/// `authmock`: play scripted authentication scenarios over HTTP.
+/// `authmock`: the root command. Each subcommand is a nested type in an extension, in its own file
+/// (`Serve.swift`, `Check.swift`, …).
 @main
-struct AuthMock: AsyncParsableCommand {
+struct AuthMockCommand: AsyncParsableCommand {
     static let version = "0.1.0"
 
     static let configuration = CommandConfiguration(
         commandName: "authmock",
-        abstract: "Play scripted HTTP authentication scenarios (Basic, Digest, over HTTP or HTTPS) and journal every exchange.",
+        abstract: """
+            Play scripted HTTP authentication scenarios and judge the clients that meet them: Basic, Digest, \
+            NTLM and Negotiate, as an origin (401) or a forward proxy (407, CONNECT), over HTTP or HTTPS with \
+            broken or pinned certificates, with passwords that change and faults on the wire. Every exchange is \
+            journaled with a verdict; `authmock check` runs any client against the conformance suite.
+            """,
         version: version,
         subcommands: [Serve.self, Validate.self, Certs.self, Check.self, Matrix.self]
     )

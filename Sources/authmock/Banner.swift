@@ -7,7 +7,7 @@ struct Banner {
     var ready: ReadyInfo
 
     var text: String {
-        var lines = ["authmock \(AuthMock.version) serving \"\(scenario.name)\"" + (scenario.description.isEmpty ? "" : ": \(scenario.description)")]
+        var lines = ["authmock \(AuthMockCommand.version) serving \"\(scenario.name)\"" + (scenario.description.isEmpty ? "" : ": \(scenario.description)")]
         lines.append("  listening  \(ready.url)")
         if let http = ready.httpURL { lines.append("  plain      \(http)") }
         if let proxy = ready.proxy {

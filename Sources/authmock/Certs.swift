@@ -4,7 +4,7 @@ import AuthMockCore
 import AuthMockServer
 import Foundation
 
-extension AuthMock {
+extension AuthMockCommand {
     struct Certs: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Generate a TLS identity's files without serving.",

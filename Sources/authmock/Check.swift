@@ -3,7 +3,7 @@ import AuthMockCheck
 import AuthMockCore
 import Foundation
 
-extension AuthMock {
+extension AuthMockCommand {
     struct Check: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Run an HTTP client against the conformance suite and judge how it handles authentication.",
@@ -106,7 +106,7 @@ extension AuthMock {
             }
 
             let colour = !noColor && isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
-            let runner = CheckRunner(profile: profile, skipFeatures: skipFeatures, defaultTimeout: timeout, authmockVersion: AuthMock.version) {
+            let runner = CheckRunner(profile: profile, skipFeatures: skipFeatures, defaultTimeout: timeout, authmockVersion: AuthMockCommand.version) {
                 index, total, report in
                 printOut(Reports.progressLine(index: index, total: total, report: report, colour: colour))
             }

@@ -5,7 +5,7 @@ import AuthMockServer
 import Foundation
 import Logging
 
-extension AuthMock {
+extension AuthMockCommand {
     struct Serve: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Serve a scenario until SIGINT or SIGTERM.",

@@ -1,7 +1,7 @@
 import ArgumentParser
 import AuthMockCore
 
-extension AuthMock {
+extension AuthMockCommand {
     struct Validate: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Check scenario files without serving them.",
