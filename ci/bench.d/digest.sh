@@ -21,11 +21,11 @@ section_digest() {
         check_status 200 "$URL_sha256" -H "$h_sha256"; check_status 200 "$URL_md5" -H "$h_md5"; check_status 200 "$apache" -H "$h_apache"
     done
     check_status 401 "$URL_md5"; check_status 401 "$apache"
-    pair digest-sha256 "Digest SHA-256 qop=auth 200, replayed header (peer: MD5, all it offers)" "Apache mod_auth_digest MD5" 200 \
+    throughput_row digest-sha256 "Digest SHA-256 qop=auth 200, replayed header (peer: MD5, all it offers)" "Apache mod_auth_digest MD5" 200 \
         "$URL_sha256" "$h_sha256" "$apache" "$h_apache"
-    pair digest-md5 "Digest MD5 qop=auth 200, replayed header, same htdigest file" "Apache mod_auth_digest MD5" 200 \
+    throughput_row digest-md5 "Digest MD5 qop=auth 200, replayed header, same htdigest file" "Apache mod_auth_digest MD5" 200 \
         "$URL_md5" "$h_md5" "$apache" "$h_apache"
-    pair digest-401 "Digest 401 challenge, a fresh nonce per request" "Apache mod_auth_digest MD5" 401 \
+    throughput_row digest-401 "Digest 401 challenge, a fresh nonce per request" "Apache mod_auth_digest MD5" 401 \
         "$URL_md5" "" "$apache" ""
     note "Digest: the bench scenarios (\`ci/bench-scenarios/digest-*.yaml\`) set \`nonce: {strict-nc: false}\` with no lifetime and no max-uses, so one header computed from a real challenge is replayed; every other check still runs. Apache: Debian's mod_auth_digest offers MD5 only; \`AuthDigestQop auth\`, \`AuthDigestNonceLifetime -1\`, no nc check (the default), mpm_event, \`MaxKeepAliveRequests 0\`, no access log. authmock MD5 and Apache read the same \`users.htdigest\`."
     note "Digest 401: authmock signs each nonce (HMAC-SHA-256) and remembers it (the oldest of 10,000 are evicted); Apache's nonce is a hash of a timestamp and a secret, kept nowhere."

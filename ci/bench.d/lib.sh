@@ -65,7 +65,7 @@ wait_port() {  # PORT PID: until something accepts on 127.0.0.1:PORT
 }
 
 # --- the table: rows, notes, commands -----------------------------------------------------------------
-# row LABEL AUTHMOCK-FIGURE PEER PEER-FIGURE RATIO: one line of the final table (pair in
+# row LABEL AUTHMOCK-FIGURE PEER PEER-FIGURE RATIO: one line of the final table (throughput_row in
 # measure.sh calls it; sections whose figures come from elsewhere call it directly).
 row() { printf '| %s | %s | %s | %s | %s |\n' "$@" >> "$ROWS"; }
 # command_note WHAT COMMAND: the exact command behind a figure, under "Commands".

@@ -30,8 +30,8 @@ tls_resumption() {
     local aport=$1 port=$2 aurl=$3 nurl=$4 a12 a13 n12 n13 ar pr
     a12=$(s_client_resumes "$aport" -tls1_2); a13=$(s_client_resumes "$aport" -tls1_3)
     n12=$(s_client_resumes "$port" -tls1_2); n13=$(s_client_resumes "$port" -tls1_3)
-    WRK_PRELOAD=$work/tls-shim.so TLS_FORCE_FULL=0 DURATION=2 wrk_once "$work/wrk-tls-resume-a.txt" 200 "$aurl" -H 'Connection: close' >/dev/null
-    WRK_PRELOAD=$work/tls-shim.so TLS_FORCE_FULL=0 DURATION=2 wrk_once "$work/wrk-tls-resume-p.txt" 200 "$nurl" -H 'Connection: close' >/dev/null
+    WRK_PRELOAD=$work/tls-shim.so TLS_FORCE_FULL=0 DURATION=2 load_wrk "$work/wrk-tls-resume-a.txt" 200 "$aurl" -H 'Connection: close' >/dev/null
+    WRK_PRELOAD=$work/tls-shim.so TLS_FORCE_FULL=0 DURATION=2 load_wrk "$work/wrk-tls-resume-p.txt" 200 "$nurl" -H 'Connection: close' >/dev/null
     ar=$(tls_counts "$work/wrk-tls-resume-a.txt.tls"); pr=$(tls_counts "$work/wrk-tls-resume-p.txt.tls")
     say "   does the server resume a session the client offers? authmock: TLS 1.2 $a12, TLS 1.3 $a13 (openssl s_client -sess_out/-sess_in); plain wrk for 2 s: ${ar% *} full, ${ar#* } resumed handshakes"
     say "   nginx (ssl_session_tickets off, ssl_session_cache off): TLS 1.2 $n12, TLS 1.3 $n13; plain wrk: ${pr% *} full, ${pr#* } resumed"
@@ -61,7 +61,7 @@ section_tls() {
     # Does authmock resume sessions when the client offers one? (nginx here: tickets and cache off.)
     tls_resumption "$aport" "$port" "$aurl" "$nurl"
 
-    TLS_FORCE_FULL=1 WRK_PRELOAD=$work/tls-shim.so pair tls "new TLS handshakes (ECDSA P-256), \`Connection: close\`" "nginx, the same cert and key" 200 \
+    TLS_FORCE_FULL=1 WRK_PRELOAD=$work/tls-shim.so throughput_row tls "new TLS handshakes (ECDSA P-256), \`Connection: close\`" "nginx, the same cert and key" 200 \
         "$aurl" "" "$nurl" "" -H 'Connection: close'
     local ac pc
     ac=$(tls_counts "$work"/wrk-tls-a*.txt.tls); pc=$(tls_counts "$work"/wrk-tls-p*.txt.tls)
