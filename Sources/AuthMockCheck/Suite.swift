@@ -38,7 +38,7 @@ public enum Suite {
             let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
             do {
                 // An unreadable file is a diagnostic at path:1:1, like any other problem of the file.
-                let scenario = try ScenarioLoader.load(file: path)
+                let scenario = try ScenarioLoader.load(file: path, files: .fileSystem)
                 guard let definition = scenario.conformance else {
                     diagnostics.append(ScenarioDiagnostic(
                         file: path, line: 1, column: 1, message: "the file is a scenario without a `case:` section",

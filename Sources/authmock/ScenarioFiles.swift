@@ -2,10 +2,10 @@ import AuthMockCore
 import Foundation
 
 enum ScenarioFiles {
-    /// Reads and validates a scenario file, or prints every diagnostic to stderr and returns nil.
+    /// Reads and validates a scenario file from disk, or prints every diagnostic to stderr and returns nil.
     static func load(_ path: String) -> Scenario? {
         do {
-            return try ScenarioLoader.load(file: path)
+            return try ScenarioLoader.load(file: path, files: .fileSystem)
         } catch {
             for diagnostic in error.diagnostics { printError(diagnostic.description) }
             return nil

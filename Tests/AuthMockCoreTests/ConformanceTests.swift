@@ -111,7 +111,7 @@ struct CaseLoaderTests {
             """
         var messages: [String] = []
         do {
-            _ = try ScenarioLoader.load(yaml: yaml, file: "v.yaml")
+            _ = try ScenarioLoader.load(yaml: yaml, file: "v.yaml", files: .inMemory([:]))
             Issue.record("a vacuous case loaded")
         } catch {
             messages = error.diagnostics.map(\.message)

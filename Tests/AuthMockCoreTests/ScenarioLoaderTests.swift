@@ -283,10 +283,10 @@ struct ReadmeExampleTests {
         let start = try #require(afterMarker.range(of: "```yaml\n"))
         let end = try #require(afterMarker[start.upperBound...].range(of: "```"))
         let yaml = String(afterMarker[start.upperBound..<end.lowerBound])
-        let scenario = try ScenarioLoader.load(yaml: yaml, file: "README.md")
+        let scenario = try ScenarioLoader.load(yaml: yaml, file: "README.md", files: .inMemory([:]))
         #expect(scenario.challenges.count == 4)
         let caseYAML = try Self.block(after: "A complete case with every key", in: readme)
-        let conformance = try #require(try ScenarioLoader.load(yaml: caseYAML, file: "README.md").conformance)
+        let conformance = try #require(try ScenarioLoader.load(yaml: caseYAML, file: "README.md", files: .inMemory([:])).conformance)
         #expect(conformance.expectations.checks.count >= 5)
         for (section, keys) in ScenarioLoader.keys {
             let inCase = Self.caseSections.contains(section)

@@ -18,7 +18,8 @@ internal import Yams
 /// ```
 public enum ScenarioLoader {
     /// Reads and validates a scenario file; a file that cannot be read is a diagnostic at `path:1:1`.
-    public static func load(file path: String, files: ScenarioFileReader = .fileSystem) throws(ScenarioLoadError) -> Scenario {
+    /// `files` reads it and the files it names: hosts pass ``ScenarioFileReader/fileSystem``.
+    public static func load(file path: String, files: ScenarioFileReader) throws(ScenarioLoadError) -> Scenario {
         let text: String
         do {
             text = try files.read(path)
@@ -32,7 +33,7 @@ public enum ScenarioLoader {
 
     /// Parses and validates scenario text; `file` names it in diagnostics, and files the scenario names
     /// (`users: {htpasswd: …}`) are read through `files`, relative to `file`'s directory.
-    public static func load(yaml text: String, file: String, files: ScenarioFileReader = .fileSystem) throws(ScenarioLoadError) -> Scenario {
+    public static func load(yaml text: String, file: String, files: ScenarioFileReader) throws(ScenarioLoadError) -> Scenario {
         try ScenarioReader(file: file, files: files).read(
             text, empty: ("the file holds no scenario", "start with `version: 1` and `name: …`, then users, challenges and resources"),
             ScenarioReader.scenario
@@ -80,7 +81,7 @@ final class ScenarioReader {
     let files: ScenarioFileReader
     var diagnostics: [ScenarioDiagnostic] = []
 
-    init(file: String, files: ScenarioFileReader = .fileSystem) {
+    init(file: String, files: ScenarioFileReader) {
         self.file = file
         self.files = files
     }
