@@ -1,4 +1,4 @@
-internal import Yams
+package import Yams
 
 /// Reads scenario files (YAML, schema version 1) into ``Scenario`` values, strictly.
 ///
@@ -20,27 +20,36 @@ public enum ScenarioLoader {
     /// Reads and validates a scenario file; a file that cannot be read is a diagnostic at `path:1:1`.
     /// `files` reads it and the files it names: hosts pass ``ScenarioFileReader/fileSystem``.
     public static func load(file path: String, files: ScenarioFileReader) throws(ScenarioLoadError) -> Scenario {
-        let text: String
+        try load(yaml: text(of: path, files: files), file: path, files: files)
+    }
+
+    /// Parses and validates scenario text; `file` names it in diagnostics, and files the scenario names
+    /// (`users: {htpasswd: …}`) are read through `files`, relative to `file`'s directory.
+    ///
+    /// The `case:` and `expect:` sections of a conformance case are accepted and not read: they are the
+    /// runner's (AuthMockCheck's `CaseLoader` reads them), and `serve` has no use for them.
+    public static func load(yaml text: String, file: String, files: ScenarioFileReader) throws(ScenarioLoadError) -> Scenario {
+        try ScenarioReader(file: file, files: files).read(text, empty: noScenario) { reader in
+            { root in reader.scenario(root, sections: { _, _ in }) }
+        }
+    }
+
+    /// What to say about a file with nothing in it.
+    package static let noScenario = (message: "the file holds no scenario", hint: "start with `version: 1` and `name: …`, then users, challenges and resources")
+
+    /// The text of a scenario file, or the diagnostic at `path:1:1` that says why it cannot be read.
+    package static func text(of path: String, files: ScenarioFileReader) throws(ScenarioLoadError) -> String {
         do {
-            text = try files.read(path)
+            return try files.read(path)
         } catch {
             throw ScenarioLoadError(diagnostics: [
                 ScenarioDiagnostic(file: path, line: 1, column: 1, message: "cannot read the file (\(ScenarioFileReader.reason(error)))", hint: "give the path of a scenario YAML file")
             ])
         }
-        return try load(yaml: text, file: path, files: files)
-    }
-
-    /// Parses and validates scenario text; `file` names it in diagnostics, and files the scenario names
-    /// (`users: {htpasswd: …}`) are read through `files`, relative to `file`'s directory.
-    public static func load(yaml text: String, file: String, files: ScenarioFileReader) throws(ScenarioLoadError) -> Scenario {
-        try ScenarioReader(file: file, files: files).read(
-            text, empty: ("the file holds no scenario", "start with `version: 1` and `name: …`, then users, challenges and resources"),
-            ScenarioReader.scenario
-        )
     }
 
     /// The keys the loader accepts, by section: the single source for the docs and the schema test.
+    /// `case` and `expect` are the runner's sections; their own keys are AuthMockCheck's `CaseLoader.keys`.
     public static let keys: [String: [String]] = [
         "scenario": ["version", "name", "description", "realm", "users", "challenges", "challenge-style", "nonce", "unauthorized", "resources", "tls", "timeline", "proxy", "second-port", "faults", "case", "expect"],
         "user": ["name", "password", "domain"],
@@ -58,37 +67,34 @@ public enum ScenarioLoader {
         "proxy": ["realm", "users", "challenges", "unauthorized", "faults"],
         "fault": ["when", "effect", "duration", "times", "path"],
         "timeline step": ["after-successes", "after", "at-request", "user", "password", "lock", "unlock", "remove"],
-        "case": ["title", "reference", "features", "timeout", "request", "give"],
-        "case.request": ["method", "path", "body", "body-bytes", "repeat", "parallel"],
-        "case.give": ["password", "proxy-password", "ca", "pin", "client-certificate", "timeout"],
-        "expect": ["outcome", "implemented", "checks"],
-        "check": ["that", "grade", "sequence", "never", "at-most", "at-least", "of", "after", "observe"],
-        "pattern": ["kind", "hop", "method", "status", "verdict", "credentials", "algorithm", "qop", "userhash", "authority", "tls", "body", "nonce-reused", "leak"],
     ]
 }
 
 /// A mapping's entries by key, keeping the key nodes for positions.
-struct Fields {
-    var node: Node
-    var entries: [String: (key: Node, value: Node)] = [:]
+package struct Fields {
+    package var node: Node
+    package var entries: [String: (key: Node, value: Node)] = [:]
 
-    subscript(key: String) -> Node? { entries[key]?.value }
+    package subscript(key: String) -> Node? { entries[key]?.value }
 }
 
-final class ScenarioReader {
-    let file: String
+/// The strict YAML reading that scenario files, conformance cases and client profiles share: typed access
+/// to nodes, and every problem collected as a positioned diagnostic, so that all of a file's problems are
+/// reported at once. `package`-visible, so that the runner (AuthMockCheck) reads its own sections with it.
+package final class ScenarioReader {
+    package let file: String
     /// Reads the files a scenario names (user files).
-    let files: ScenarioFileReader
-    var diagnostics: [ScenarioDiagnostic] = []
+    package let files: ScenarioFileReader
+    package var diagnostics: [ScenarioDiagnostic] = []
 
-    init(file: String, files: ScenarioFileReader) {
+    package init(file: String, files: ScenarioFileReader) {
         self.file = file
         self.files = files
     }
 
     /// Composes `text` and reads its root with `read`. Every problem is thrown at once, and a file with
     /// any problem yields nothing; `empty` says what to write when there is nothing to read.
-    func read<T>(_ text: String, empty: (message: String, hint: String), _ read: (ScenarioReader) -> (Node) -> T?) throws(ScenarioLoadError) -> T {
+    package func read<T>(_ text: String, empty: (message: String, hint: String), _ read: (ScenarioReader) -> (Node) -> T?) throws(ScenarioLoadError) -> T {
         let root: Node?
         do {
             root = try Yams.compose(yaml: text)
@@ -104,23 +110,8 @@ final class ScenarioReader {
         return value
     }
 
-    /// A list of client features (`case.features`, a profile's `skip-features`), each one the runner knows.
-    func features(_ node: Node, _ what: String) -> [String] {
-        guard let items = sequence(node, what) else { return [] }
-        var features: [String] = []
-        for item in items {
-            guard let feature = string(item, "a feature") else { continue }
-            if CaseDefinition.knownFeatures.contains(feature) {
-                features.append(feature)
-            } else {
-                report(item, "feature '\(feature)' is not known", hint: Suggestion.hint(for: feature, in: CaseDefinition.knownFeatures, noun: "features"))
-            }
-        }
-        return features
-    }
-
     /// The names of the `{name}` placeholders in a text, in order (braces without a closing one end it).
-    static func placeholderNames(in text: String) -> [String] {
+    package static func placeholderNames(in text: String) -> [String] {
         var names: [String] = []
         var rest = Substring(text)
         while let open = rest.firstIndex(of: "{") {
@@ -134,7 +125,7 @@ final class ScenarioReader {
 
     // MARK: - Diagnostics
 
-    func report(_ node: Node?, _ message: String, hint: String? = nil) {
+    package func report(_ node: Node?, _ message: String, hint: String? = nil) {
         let mark = node?.mark
         diagnostics.append(ScenarioDiagnostic(file: file, line: mark?.line ?? 1, column: mark?.column ?? 1, message: message, hint: hint))
     }
@@ -172,7 +163,7 @@ final class ScenarioReader {
 
     // MARK: - Typed access
 
-    func describe(_ node: Node) -> String {
+    package func describe(_ node: Node) -> String {
         switch node {
         case .mapping: return "a mapping"
         case .sequence: return "a list"
@@ -182,11 +173,11 @@ final class ScenarioReader {
         }
     }
 
-    func isNull(_ scalar: Node.Scalar) -> Bool {
+    package func isNull(_ scalar: Node.Scalar) -> Bool {
         scalar.style == .plain && ["", "~", "null", "Null", "NULL"].contains(scalar.string)
     }
 
-    func mapping(_ node: Node, _ what: String, allowed: [String], required: [String] = []) -> Fields? {
+    package func mapping(_ node: Node, _ what: String, allowed: [String], required: [String] = []) -> Fields? {
         guard case .mapping(let mapping) = node else {
             report(node, "\(what) must be a mapping, found \(describe(node))", hint: "write it as `key: value` lines, keys: \(allowed.joined(separator: ", "))")
             return nil
@@ -214,7 +205,7 @@ final class ScenarioReader {
         return fields
     }
 
-    func string(_ node: Node, _ what: String, allowEmpty: Bool = false) -> String? {
+    package func string(_ node: Node, _ what: String, allowEmpty: Bool = false) -> String? {
         guard case .scalar(let scalar) = node, !isNull(scalar) || (allowEmpty && scalar.style != .plain) else {
             report(node, "\(what) must be a string, found \(describe(node))", hint: "quote it if it looks like something else, e.g. \"…\"")
             return nil
@@ -226,7 +217,7 @@ final class ScenarioReader {
         return scalar.string
     }
 
-    func bool(_ node: Node, _ what: String) -> Bool? {
+    package func bool(_ node: Node, _ what: String) -> Bool? {
         if case .scalar(let scalar) = node, scalar.style == .plain {
             switch scalar.string {
             case "true", "True", "TRUE": return true
@@ -238,7 +229,7 @@ final class ScenarioReader {
         return nil
     }
 
-    func int(_ node: Node, _ what: String, in range: ClosedRange<Int>) -> Int? {
+    package func int(_ node: Node, _ what: String, in range: ClosedRange<Int>) -> Int? {
         guard case .scalar(let scalar) = node, scalar.style == .plain, let value = Int(scalar.string) else {
             report(node, "\(what) must be a whole number, found \(describe(node))", hint: "write a number from \(range.lowerBound) to \(range.upperBound)")
             return nil
@@ -251,7 +242,7 @@ final class ScenarioReader {
     }
 
     /// `30s`, `2m`, `500ms`, `1h`, or a bare number of seconds.
-    func duration(_ node: Node, _ what: String) -> Double? {
+    package func duration(_ node: Node, _ what: String) -> Double? {
         let hint = "write a duration such as 30s, 500ms, 2m or 1h"
         guard case .scalar(let scalar) = node, !isNull(scalar) else {
             report(node, "\(what) must be a duration, found \(describe(node))", hint: hint)
@@ -273,7 +264,7 @@ final class ScenarioReader {
         return value * factor
     }
 
-    func sequence(_ node: Node, _ what: String) -> [Node]? {
+    package func sequence(_ node: Node, _ what: String) -> [Node]? {
         guard case .sequence(let sequence) = node else {
             report(node, "\(what) must be a list, found \(describe(node))", hint: "write one `- ` item per line")
             return nil
@@ -281,9 +272,37 @@ final class ScenarioReader {
         return Array(sequence)
     }
 
-    // MARK: - Scenario
+    package func choice<T: RawRepresentable & CaseIterable>(_ node: Node, _ what: String, _ type: T.Type) -> T? where T.RawValue == String {
+        guard let text = string(node, what) else { return nil }
+        if let value = T(rawValue: text.lowercased()) { return value }
+        report(node, "\(what) '\(text)' is not known", hint: Suggestion.hint(for: text, in: T.allCases.map(\.rawValue)))
+        return nil
+    }
 
-    func scenario(_ root: Node) -> Scenario? {
+    // MARK: - Text rules
+
+    /// Control characters other than tab, which HTTP forbids in header values (RFC 9110 §5.5).
+    package static func hasControlCharacter(_ text: String) -> Bool {
+        text.unicodeScalars.contains { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }
+    }
+
+    static func isIdentifier(_ text: String) -> Bool {
+        text.unicodeScalars.allSatisfy { $0.properties.isAlphabetic && $0.isASCII || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0) }
+    }
+
+    /// Whether every character of a text is a token character (RFC 9110 §5.6.2), as methods and header
+    /// names must be.
+    package static func isToken(_ text: String) -> Bool {
+        text.utf8.allSatisfy(AuthHeader.isTokenChar)
+    }
+}
+
+/// The scenario's own sections: the root, users and user files, and the rules that span sections.
+extension ScenarioReader {
+    /// Reads a scenario file's root. The runner's sections (`case:`, `expect:`) are accepted and left to
+    /// `sections`, which is called with the scenario read so far, before the rules that span sections:
+    /// where those problems have always been reported, so that a file's diagnostics keep their order.
+    package func scenario(_ root: Node, sections: (_ fields: Fields, _ scenario: Scenario) -> Void) -> Scenario? {
         guard let fields = mapping(root, "the scenario", allowed: ScenarioLoader.keys["scenario"]!, required: ["version", "name"]) else {
             return nil
         }
@@ -322,29 +341,27 @@ final class ScenarioReader {
         let proxy = fields["proxy"].flatMap(proxySettings)
         let secondPort = fields["second-port"].flatMap { bool($0, "second-port") } ?? false
         let faults = fields["faults"].map { self.faults($0, what: "faults") } ?? []
-        let conformance = caseDefinition(
-            case: fields.entries["case"], expect: fields.entries["expect"],
-            context: CaseContext(
-                hasUsers: !users.isEmpty && users.allSatisfy(\.knowsPassword), tls: tls,
-                proxyUsers: !(proxy?.users.isEmpty ?? true) && (proxy?.users.allSatisfy(\.knowsPassword) ?? false)
-            )
-        )
-        if let node = fields["resources"] { checkLinks(node, secondPort: secondPort, plainHTTP: tls?.plainHTTP == true) }
-
-        // Rules that span sections (skipped where a section's own errors already explain the gap).
-        if resources.contains(where: \.protected), challenges.isEmpty, !challengesHadErrors {
-            report(fields["challenges"] ?? root, "protected resources need at least one challenge", hint: "add `challenges:` with `- scheme: Basic` or `- scheme: Digest`")
-        }
-        let needsUsers = challenges.contains { if case .custom = $0 { false } else { true } }
-        if let node = fields["users"] { checkUserFileFits(users, challenges: challenges, at: node) }
-        if needsUsers, users.isEmpty, !usersHadErrors {
-            report(fields.entries["challenges"]?.key ?? root, "Basic and Digest challenges need users", hint: "add `users:` with `- name: alice` and `password: …`")
-        }
-        return Scenario(
+        let scenario = Scenario(
             name: name, description: description, realm: realm, users: users, challenges: challenges, challengeStyle: style,
             nonce: nonce, unauthorized: unauthorized, resources: resources, tls: tls, timeline: timeline, proxy: proxy,
-            conformance: conformance, secondPort: secondPort, faults: faults
+            secondPort: secondPort, faults: faults
         )
+        sections(fields, scenario)
+        checkAcrossSections(scenario, fields: fields, root: root, usersHadErrors: usersHadErrors, challengesHadErrors: challengesHadErrors)
+        return scenario
+    }
+
+    /// Rules that span sections (skipped where a section's own errors already explain the gap).
+    func checkAcrossSections(_ scenario: Scenario, fields: Fields, root: Node, usersHadErrors: Bool, challengesHadErrors: Bool) {
+        if let node = fields["resources"] { checkLinks(node, secondPort: scenario.secondPort, plainHTTP: scenario.tls?.plainHTTP == true) }
+        if scenario.resources.contains(where: \.protected), scenario.challenges.isEmpty, !challengesHadErrors {
+            report(fields["challenges"] ?? root, "protected resources need at least one challenge", hint: "add `challenges:` with `- scheme: Basic` or `- scheme: Digest`")
+        }
+        let needsUsers = scenario.challenges.contains { if case .custom = $0 { false } else { true } }
+        if let node = fields["users"] { checkUserFileFits(scenario.users, challenges: scenario.challenges, at: node) }
+        if needsUsers, scenario.users.isEmpty, !usersHadErrors {
+            report(fields.entries["challenges"]?.key ?? root, "Basic and Digest challenges need users", hint: "add `users:` with `- name: alice` and `password: …`")
+        }
     }
 
     /// `{name}` in resource headers must name a listener the scenario has; otherwise a redirect would
@@ -372,16 +389,6 @@ final class ScenarioReader {
             }
         }
     }
-
-    /// Control characters other than tab, which HTTP forbids in header values (RFC 9110 §5.5).
-    static func hasControlCharacter(_ text: String) -> Bool {
-        text.unicodeScalars.contains { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }
-    }
-
-    static func isIdentifier(_ text: String) -> Bool {
-        text.unicodeScalars.allSatisfy { $0.properties.isAlphabetic && $0.isASCII || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0) }
-    }
-
     // MARK: - Users
 
     func users(_ node: Node, realm: String) -> [User] {
@@ -471,9 +478,10 @@ final class ScenarioReader {
             }
         }
     }
+}
 
-    // MARK: - Challenges
-
+/// The `challenges:` section: Basic, Digest, NTLM, Negotiate and custom challenges.
+extension ScenarioReader {
     func challenges(_ node: Node) -> [Challenge] {
         guard let items = sequence(node, "challenges") else { return [] }
         if items.count > 16 {
@@ -497,21 +505,7 @@ final class ScenarioReader {
 
     func challenge(_ node: Node) -> Challenge? {
         let all = Array(Set(ScenarioLoader.keys["challenge.digest"]! + ScenarioLoader.keys["challenge.basic"]! + ScenarioLoader.keys["challenge.ntlm"]! + ["custom"])).sorted()
-        if case .mapping(let map) = node, map["custom"] != nil {
-            guard let fields = mapping(node, "a custom challenge", allowed: ScenarioLoader.keys["challenge.custom"]!) else { return nil }
-            guard let raw = fields["custom"].flatMap({ string($0, "custom") }) else { return nil }
-            if Self.hasControlCharacter(raw) {
-                report(fields["custom"], "custom challenge contains a line break or control character", hint: "it is sent in a header: keep it on one line")
-                return nil
-            }
-            do throws(AuthSyntaxError) {
-                _ = try AuthHeader.parseChallenges(raw)
-            } catch {
-                report(fields["custom"], "custom challenge is not a valid challenge: \(error.reason)", hint: "write it as a scheme and parameters, e.g. 'Newauth realm=\"apps\", type=1'")
-                return nil
-            }
-            return .custom(raw)
-        }
+        if case .mapping(let map) = node, map["custom"] != nil { return customChallenge(node) }
         guard let fields = mapping(node, "a challenge", allowed: all, required: ["scheme"]),
             let schemeNode = fields["scheme"], let scheme = string(schemeNode, "scheme")
         else { return nil }
@@ -520,58 +514,9 @@ final class ScenarioReader {
             rejectKeys(fields, notIn: ScenarioLoader.keys["challenge.basic"]!, scheme: "Basic")
             return .basic(BasicChallenge(charsetUTF8: fields["charset"].map(charset) ?? false))
         case "digest":
-            rejectKeys(fields, notIn: ScenarioLoader.keys["challenge.digest"]!, scheme: "Digest")
-            var digest = DigestChallenge()
-            if let node = fields["algorithm"], let text = string(node, "algorithm") {
-                if let algorithm = DigestAlgorithm(token: text) {
-                    digest.algorithm = algorithm
-                } else {
-                    report(node, "unknown Digest algorithm '\(text)'", hint: Suggestion.hint(for: text, in: DigestAlgorithm.allCases.map(\.token)))
-                }
-            }
-            if let node = fields["qop"] { digest.qop = qop(node) ?? digest.qop }
-            if let node = fields["opaque"] {
-                if case .scalar(let scalar) = node, scalar.style == .plain, ["true", "false"].contains(scalar.string.lowercased()) {
-                    digest.opaque = scalar.string.lowercased() == "true" ? .generated : .none
-                } else if let value = string(node, "opaque") {
-                    if value.contains(where: { $0 == "\"" || $0 == "\\" }) || Self.hasControlCharacter(value) {
-                        report(node, "opaque must not contain quotes, backslashes or control characters", hint: "use letters, digits and + / =")
-                    }
-                    digest.opaque = .fixed(value)
-                }
-            }
-            if let node = fields["userhash"] { digest.userhash = bool(node, "userhash") ?? false }
-            if let node = fields["charset"] { digest.charsetUTF8 = charset(node) }
-            if digest.effectiveAlgorithm.isSession, digest.qop.isEmpty {
-                report(fields["algorithm"] ?? node, "\(digest.effectiveAlgorithm.token) needs a qop: its A1 uses the cnonce, which only comes with qop", hint: "set `qop: auth` or use a non-session algorithm")
-            }
-            return .digest(digest)
+            return .digest(digestChallenge(fields))
         case "ntlm", "negotiate":
-            rejectKeys(fields, notIn: ScenarioLoader.keys["challenge.ntlm"]!, scheme: scheme.lowercased() == "ntlm" ? "NTLM" : "Negotiate")
-            var ntlm = NTLMChallenge()
-            if let node = fields["server-challenge"], let text = string(node, "server-challenge") {
-                let bytes = stride(from: 0, to: text.count, by: 2).compactMap { offset -> UInt8? in
-                    let start = text.index(text.startIndex, offsetBy: offset)
-                    return UInt8(text[start..<text.index(start, offsetBy: min(2, text.count - offset))], radix: 16)
-                }
-                if text.count == 16, bytes.count == 8, text.allSatisfy(\.isHexDigit) {
-                    ntlm.serverChallenge = bytes
-                } else {
-                    report(node, "server-challenge '\(text)' is not 8 bytes in hex", hint: "write 16 hex digits, e.g. 0123456789abcdef")
-                }
-            }
-            if let node = fields["target-info"] { ntlm.targetInfo = bool(node, "target-info") ?? true }
-            if let node = fields["allow-v1"] { ntlm.allowV1 = bool(node, "allow-v1") ?? true }
-            for key in ["domain", "server"] {
-                guard let node = fields[key], let text = string(node, key) else { continue }
-                // Code points, as schema.json's maxLength counts: one Character may hold thousands
-                // (combining marks), which the CHALLENGE's 16-bit lengths cannot carry.
-                guard text.unicodeScalars.count <= 256, !Self.hasControlCharacter(text) else {
-                    report(node, "\(key) is longer than 256 characters or has control characters", hint: "NTLM names are short, e.g. EXAMPLE")
-                    continue
-                }
-                if key == "domain" { ntlm.domain = text } else { ntlm.server = text }
-            }
+            let ntlm = ntlmChallenge(fields, scheme: scheme.lowercased() == "ntlm" ? "NTLM" : "Negotiate")
             return scheme.lowercased() == "ntlm" ? .ntlm(ntlm) : .negotiate(ntlm)
         default:
             report(
@@ -581,6 +526,82 @@ final class ScenarioReader {
             )
             return nil
         }
+    }
+
+    /// `- custom: 'Newauth realm="apps"'`: a challenge authmock offers but does not accept, as written.
+    func customChallenge(_ node: Node) -> Challenge? {
+        guard let fields = mapping(node, "a custom challenge", allowed: ScenarioLoader.keys["challenge.custom"]!) else { return nil }
+        guard let raw = fields["custom"].flatMap({ string($0, "custom") }) else { return nil }
+        if Self.hasControlCharacter(raw) {
+            report(fields["custom"], "custom challenge contains a line break or control character", hint: "it is sent in a header: keep it on one line")
+            return nil
+        }
+        do throws(AuthSyntaxError) {
+            _ = try AuthHeader.parseChallenges(raw)
+        } catch {
+            report(fields["custom"], "custom challenge is not a valid challenge: \(error.reason)", hint: "write it as a scheme and parameters, e.g. 'Newauth realm=\"apps\", type=1'")
+            return nil
+        }
+        return .custom(raw)
+    }
+
+    func digestChallenge(_ fields: Fields) -> DigestChallenge {
+        rejectKeys(fields, notIn: ScenarioLoader.keys["challenge.digest"]!, scheme: "Digest")
+        var digest = DigestChallenge()
+        if let node = fields["algorithm"], let text = string(node, "algorithm") {
+            if let algorithm = DigestAlgorithm(token: text) {
+                digest.algorithm = algorithm
+            } else {
+                report(node, "unknown Digest algorithm '\(text)'", hint: Suggestion.hint(for: text, in: DigestAlgorithm.allCases.map(\.token)))
+            }
+        }
+        if let node = fields["qop"] { digest.qop = qop(node) ?? digest.qop }
+        if let node = fields["opaque"] {
+            if case .scalar(let scalar) = node, scalar.style == .plain, ["true", "false"].contains(scalar.string.lowercased()) {
+                digest.opaque = scalar.string.lowercased() == "true" ? .generated : .none
+            } else if let value = string(node, "opaque") {
+                if value.contains(where: { $0 == "\"" || $0 == "\\" }) || Self.hasControlCharacter(value) {
+                    report(node, "opaque must not contain quotes, backslashes or control characters", hint: "use letters, digits and + / =")
+                }
+                digest.opaque = .fixed(value)
+            }
+        }
+        if let node = fields["userhash"] { digest.userhash = bool(node, "userhash") ?? false }
+        if let node = fields["charset"] { digest.charsetUTF8 = charset(node) }
+        if digest.effectiveAlgorithm.isSession, digest.qop.isEmpty {
+            report(fields["algorithm"] ?? fields.node, "\(digest.effectiveAlgorithm.token) needs a qop: its A1 uses the cnonce, which only comes with qop", hint: "set `qop: auth` or use a non-session algorithm")
+        }
+        return digest
+    }
+
+    /// NTLM's and Negotiate's settings; `scheme` names the one being read in diagnostics.
+    func ntlmChallenge(_ fields: Fields, scheme: String) -> NTLMChallenge {
+        rejectKeys(fields, notIn: ScenarioLoader.keys["challenge.ntlm"]!, scheme: scheme)
+        var ntlm = NTLMChallenge()
+        if let node = fields["server-challenge"], let text = string(node, "server-challenge") {
+            let bytes = stride(from: 0, to: text.count, by: 2).compactMap { offset -> UInt8? in
+                let start = text.index(text.startIndex, offsetBy: offset)
+                return UInt8(text[start..<text.index(start, offsetBy: min(2, text.count - offset))], radix: 16)
+            }
+            if text.count == 16, bytes.count == 8, text.allSatisfy(\.isHexDigit) {
+                ntlm.serverChallenge = bytes
+            } else {
+                report(node, "server-challenge '\(text)' is not 8 bytes in hex", hint: "write 16 hex digits, e.g. 0123456789abcdef")
+            }
+        }
+        if let node = fields["target-info"] { ntlm.targetInfo = bool(node, "target-info") ?? true }
+        if let node = fields["allow-v1"] { ntlm.allowV1 = bool(node, "allow-v1") ?? true }
+        for key in ["domain", "server"] {
+            guard let node = fields[key], let text = string(node, key) else { continue }
+            // Code points, as schema.json's maxLength counts: one Character may hold thousands
+            // (combining marks), which the CHALLENGE's 16-bit lengths cannot carry.
+            guard text.unicodeScalars.count <= 256, !Self.hasControlCharacter(text) else {
+                report(node, "\(key) is longer than 256 characters or has control characters", hint: "NTLM names are short, e.g. EXAMPLE")
+                continue
+            }
+            if key == "domain" { ntlm.domain = text } else { ntlm.server = text }
+        }
+        return ntlm
     }
 
     func rejectKeys(_ fields: Fields, notIn allowed: [String], scheme: String) {
@@ -631,7 +652,10 @@ final class ScenarioReader {
         }
         return result
     }
+}
 
+/// The scenario's other sections: nonce, 401, resources, proxy, faults, timeline, TLS, and resource headers.
+extension ScenarioReader {
     // MARK: - Nonce, 401, resources
 
     func noncePolicy(_ node: Node) -> NoncePolicy {
@@ -823,13 +847,6 @@ final class ScenarioReader {
 
     // MARK: - TLS
 
-    func choice<T: RawRepresentable & CaseIterable>(_ node: Node, _ what: String, _ type: T.Type) -> T? where T.RawValue == String {
-        guard let text = string(node, what) else { return nil }
-        if let value = T(rawValue: text.lowercased()) { return value }
-        report(node, "\(what) '\(text)' is not known", hint: Suggestion.hint(for: text, in: T.allCases.map(\.rawValue)))
-        return nil
-    }
-
     func tlsSettings(_ node: Node) -> TLSSettings {
         var settings = TLSSettings()
         guard let fields = mapping(node, "tls", allowed: ScenarioLoader.keys["tls"]!) else { return settings }
@@ -855,6 +872,8 @@ final class ScenarioReader {
         return settings
     }
 
+    // MARK: - Headers
+
     func headerValue(_ node: Node, _ what: String) -> String? {
         guard let value = string(node, what, allowEmpty: true) else { return nil }
         if Self.hasControlCharacter(value) {
@@ -872,7 +891,7 @@ final class ScenarioReader {
         var result: [HeaderField] = []
         for (keyNode, valueNode) in mapping {
             guard let name = string(keyNode, "a header name") else { continue }
-            guard name.utf8.allSatisfy(AuthHeader.isTokenChar) else {
+            guard Self.isToken(name) else {
                 report(keyNode, "header name '\(name)' is not an HTTP token", hint: "use letters, digits and -")
                 continue
             }

@@ -1,3 +1,4 @@
+public import AuthMockCore
 internal import Yams
 
 /// How to run one HTTP client against a case: its command line, the arguments that depend on which
