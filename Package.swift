@@ -75,10 +75,17 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // `authmock check`: runs clients against conformance cases and writes the reports.
+        // `authmock check`: conformance cases (read with the core's YAML reader), the judge over a journal,
+        // client profiles, and the runner that starts clients against cases and writes the reports.
         .target(
             name: "AuthMockCheck",
-            dependencies: ["AuthMockCore", "AuthMockCertificates", "AuthMockServer"],
+            dependencies: [
+                "AuthMockCore",
+                "AuthMockCertificates",
+                "AuthMockServer",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Yams", package: "Yams"),
+            ],
             swiftSettings: swiftSettings
         ),
         // The fixture library: a thin, test-friendly face on AuthMockServer (no second implementation).
@@ -108,6 +115,15 @@ let package = Package(
             dependencies: ["AuthMockCore"],
             swiftSettings: swiftSettings
         ),
+        // The case language, client profiles and the judge (no sockets), and the runner against real
+        // client processes and the `authmock check` CLI.
+        .testTarget(
+            name: "AuthMockCheckTests",
+            dependencies: ["AuthMockCheck", "AuthMockCore", "authmock"],
+            // Deliberately wrong clients the runner's tests run with python3, read from the source tree.
+            exclude: ["Clients"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "AuthMockServerTests",
             dependencies: [
@@ -119,8 +135,6 @@ let package = Package(
                 // Handler tests on EmbeddedChannel: no socket, no thread.
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
-            // Deliberately wrong clients the runner's tests run with python3, read from the source tree.
-            exclude: ["Clients"],
             swiftSettings: swiftSettings
         ),
     ]

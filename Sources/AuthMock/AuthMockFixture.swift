@@ -48,13 +48,13 @@ public final class AuthMockFixture: Sendable {
     /// Starts a server playing the scenario file at `path` (validated fully first; a bad file throws a
     /// ``ScenarioLoadError`` whose description lists every problem as `file:line:column: …`).
     public static func start(scenarioFile path: String, configuration: ServerConfiguration = fixtureConfiguration) async throws -> AuthMockFixture {
-        try await start(ScenarioLoader.load(file: path), configuration: configuration)
+        try await start(ScenarioLoader.load(file: path, files: .fileSystem), configuration: configuration)
     }
 
     /// Starts a server playing scenario YAML given as text (user files it names are read relative to
     /// the working directory).
     public static func start(yaml: String, configuration: ServerConfiguration = fixtureConfiguration) async throws -> AuthMockFixture {
-        try await start(ScenarioLoader.load(yaml: yaml, file: "<yaml>"), configuration: configuration)
+        try await start(ScenarioLoader.load(yaml: yaml, file: "<yaml>", files: .fileSystem), configuration: configuration)
     }
 
     /// Stops accepting, finishes in-flight responses and removes generated certificate files. A

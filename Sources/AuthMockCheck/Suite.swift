@@ -38,8 +38,8 @@ public enum Suite {
             let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
             do {
                 // An unreadable file is a diagnostic at path:1:1, like any other problem of the file.
-                let scenario = try ScenarioLoader.load(file: path)
-                guard let definition = scenario.conformance else {
+                let (scenario, conformance) = try CaseLoader.load(file: path, files: .fileSystem)
+                guard let definition = conformance else {
                     diagnostics.append(ScenarioDiagnostic(
                         file: path, line: 1, column: 1, message: "the file is a scenario without a `case:` section",
                         hint: "add `case:` and `expect:`, or keep plain scenarios out of the suite directory"

@@ -1,11 +1,14 @@
+import AuthMockCheck
 import AuthMockCore
 import Foundation
 
 enum ScenarioFiles {
-    /// Reads and validates a scenario file, or prints every diagnostic to stderr and returns nil.
+    /// Reads and validates a scenario file from disk, or prints every diagnostic to stderr and returns nil.
+    /// Through the case loader, so that `serve` and `validate` also refuse a conformance case whose
+    /// `case:` or `expect:` section is wrong, as they always have; the case itself is not served.
     static func load(_ path: String) -> Scenario? {
         do {
-            return try ScenarioLoader.load(file: path)
+            return try CaseLoader.load(file: path, files: .fileSystem).scenario
         } catch {
             for diagnostic in error.diagnostics { printError(diagnostic.description) }
             return nil

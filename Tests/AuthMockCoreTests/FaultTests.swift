@@ -47,6 +47,7 @@ struct FaultTests {
         #expect(exchange.response.fault == nil)
     }
 
+    /// The loader reads the origin's faults in order, with their times, durations and paths, and the proxy's.
     @Test func loaderReadsFaults() throws {
         let scenario = try ScenarioLoader.load(yaml: """
             version: 1
@@ -64,7 +65,7 @@ struct FaultTests {
               users: [{name: c, password: d}]
               challenges: [{scheme: Basic}]
               faults: [{when: challenge, effect: close}]
-            """, file: "f.yaml")
+            """, file: "f.yaml", files: .inMemory([:]))
         #expect(scenario.faults == [
             Fault(when: .challenge, effect: .close, times: 1), Fault(when: .granted, effect: .stall(seconds: nil)),
             Fault(when: .any, effect: .stall(seconds: 2), path: "/api/*"), Fault(when: .granted, effect: .delay(seconds: 0.5)),

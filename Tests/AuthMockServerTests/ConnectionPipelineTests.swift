@@ -17,7 +17,7 @@ struct ConnectionPipelineTests {
             users: [{name: alice, password: wonderland}]
             challenges: [{scheme: Basic}]
             """,
-        file: "basic.yaml"
+        file: "basic.yaml", files: .inMemory([:])
     )
 
     /// A channel with the server's handlers for an origin connection (or a proxy connection), and the
@@ -108,7 +108,7 @@ struct ConnectionPipelineTests {
                 faults:
                   - {when: challenge, effect: close, times: 1}
                 """,
-            file: "faults.yaml"
+            file: "faults.yaml", files: .inMemory([:])
         )
         let connection = try Connection(scenario)
         let answer = try connection.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")

@@ -16,7 +16,7 @@ struct FaultServerTests {
             faults:
             \(faults)
             """
-        return try! ScenarioLoader.load(yaml: yaml, file: "faults.yaml")
+        return try! ScenarioLoader.load(yaml: yaml, file: "faults.yaml", files: .fileSystem)
     }
 
     static let authorized = "GET / HTTP/1.1\r\nHost: x\r\nAuthorization: Basic \(Data("alice:wonderland".utf8).base64EncodedString())\r\n\r\n"
@@ -127,7 +127,7 @@ struct FaultServerTests {
               challenges: [{scheme: Basic}]
               faults: [{when: challenge, effect: close}]
             """
-        try await withServer(try ScenarioLoader.load(yaml: yaml, file: "proxy-faults.yaml")) { server in
+        try await withServer(try ScenarioLoader.load(yaml: yaml, file: "proxy-faults.yaml", files: .fileSystem)) { server in
             let proxyPort = try #require(server.proxyURL.flatMap { URL(string: $0)?.port })
             let connection = try RawConnection(port: proxyPort)
             try connection.send("GET http://127.0.0.1:\(server.port)/ HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n\r\n")

@@ -165,7 +165,7 @@ struct RobustnessTests {
               users: [{name: carrier, password: pigeon}]
               challenges: [{scheme: Basic}]
             """
-        try await withServer(try ScenarioLoader.load(yaml: yaml, file: "tunnel.yaml")) { server in
+        try await withServer(try ScenarioLoader.load(yaml: yaml, file: "tunnel.yaml", files: .fileSystem)) { server in
             let proxyPort = try #require(server.proxyURL.flatMap { URL(string: $0)?.port })
             let credentials = Data("carrier:pigeon".utf8).base64EncodedString()
             for partial in [[], [0x16, 0x03, 0x01, 0x02, 0x00, 0x01]] as [[UInt8]] {

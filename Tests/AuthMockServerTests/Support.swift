@@ -12,7 +12,7 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
 
 func shipped(_ name: String) throws -> Scenario {
     let path = repositoryRoot.appendingPathComponent("scenarios/\(name)").path
-    return try ScenarioLoader.load(yaml: String(contentsOfFile: path, encoding: .utf8), file: name)
+    return try ScenarioLoader.load(yaml: String(contentsOfFile: path, encoding: .utf8), file: name, files: .fileSystem)
 }
 
 /// Runs `body` against an in-process server on a free port, and always shuts it down.

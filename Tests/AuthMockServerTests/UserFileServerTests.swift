@@ -39,7 +39,7 @@ struct UserFileServerTests {
             let scenarioFile = directory.appendingPathComponent("scenario.yaml")
             try "version: 1\nname: htpasswd\nusers: {htpasswd: users.htpasswd}\nchallenges: [{scheme: Basic}]\n"
                 .write(to: scenarioFile, atomically: true, encoding: .utf8)
-            let scenario = try ScenarioLoader.load(file: scenarioFile.path)
+            let scenario = try ScenarioLoader.load(file: scenarioFile.path, files: .fileSystem)
             #expect(scenario.users.map { $0.stored?.scheme } == ["apr1", "bcrypt", "sha512-crypt", "sha256-crypt", "sha1", "des-crypt"])
 
             try await withServer(scenario) { server in
@@ -67,7 +67,7 @@ struct UserFileServerTests {
             let scenarioFile = directory.appendingPathComponent("scenario.yaml")
             try "version: 1\nname: htdigest\nrealm: the realm\nusers: {htdigest: users.htdigest}\nchallenges: [{scheme: Digest, algorithm: MD5}]\n"
                 .write(to: scenarioFile, atomically: true, encoding: .utf8)
-            let scenario = try ScenarioLoader.load(file: scenarioFile.path)
+            let scenario = try ScenarioLoader.load(file: scenarioFile.path, files: .fileSystem)
             #expect(scenario.users.map(\.name) == ["alice", "bob"])
 
             try await withServer(scenario) { server in
@@ -92,7 +92,7 @@ struct UserFileServerTests {
             let scenarioFile = directory.appendingPathComponent("scenario.yaml")
             try "version: 1\nname: slow\nusers: {htpasswd: users.htpasswd}\nchallenges: [{scheme: Basic}]\nresources: [{path: /, protected: true}, {path: /public, protected: false}]\n"
                 .write(to: scenarioFile, atomically: true, encoding: .utf8)
-            try await withServer(try ScenarioLoader.load(file: scenarioFile.path)) { server in
+            try await withServer(try ScenarioLoader.load(file: scenarioFile.path, files: .fileSystem)) { server in
                 // Raw sockets on threads of their own: the test's cooperative pool (two threads here) must
                 // not be what serialises the two requests.
                 let port = server.port

@@ -507,7 +507,7 @@ public struct Engine: Sendable {
         return (scheme, token)
     }
 
-    static func leadingToken(_ text: String) -> String {
+    package static func leadingToken(_ text: String) -> String {
         let utf8 = text.utf8
         let start = utf8.firstIndex { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") } ?? utf8.endIndex
         let end = utf8[start...].firstIndex { !AuthHeader.isTokenChar($0) } ?? utf8.endIndex

@@ -28,8 +28,6 @@ public struct Scenario: Sendable, Equatable {
     public var secondPort = false
     /// Ways the origin misbehaves (close after the challenge, stall, …), first match wins.
     public var faults: [Fault] = []
-    /// The `case:` and `expect:` sections that make the scenario a conformance case; `serve` ignores them.
-    public var conformance: CaseDefinition?
 
     public init(
         name: String,
@@ -44,7 +42,6 @@ public struct Scenario: Sendable, Equatable {
         tls: TLSSettings? = nil,
         timeline: [TimelineStep] = [],
         proxy: ProxySettings? = nil,
-        conformance: CaseDefinition? = nil,
         secondPort: Bool = false,
         faults: [Fault] = []
     ) {
@@ -62,7 +59,6 @@ public struct Scenario: Sendable, Equatable {
         self.tls = tls
         self.timeline = timeline
         self.proxy = proxy
-        self.conformance = conformance
     }
 
     /// The scenario the proxy plays: its realm, users and challenges, guarding every target.

@@ -35,9 +35,10 @@ public struct ScenarioLoadError: Error, Sendable, Equatable, CustomStringConvert
     }
 }
 
-enum Suggestion {
+/// "Did you mean …?" for every reader of authmock's files (`package`: the runner's readers use it too).
+package enum Suggestion {
     /// The closest candidate within a small edit distance, for "did you mean …?".
-    static func closest(to word: String, in candidates: [String]) -> String? {
+    package static func closest(to word: String, in candidates: [String]) -> String? {
         let lowered = word.lowercased()
         let scored = candidates.map { ($0, distance(lowered, $0.lowercased())) }
         guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= max(1, min(3, word.count / 3)) else { return nil }
@@ -60,7 +61,7 @@ enum Suggestion {
     }
 
     /// "did you mean 'x'?" or "expected one of: a, b, c".
-    static func hint(for word: String, in candidates: [String], noun: String = "one of") -> String {
+    package static func hint(for word: String, in candidates: [String], noun: String = "one of") -> String {
         if let match = closest(to: word, in: candidates) { return "did you mean '\(match)'? (expected \(noun): \(candidates.joined(separator: ", ")))" }
         return "expected \(noun): \(candidates.joined(separator: ", "))"
     }

@@ -35,7 +35,7 @@ public struct ScenarioFileReader: Sendable {
     }
 
     /// Why a read failed, in a few words.
-    static func reason(_ error: any Error) -> String {
+    package static func reason(_ error: any Error) -> String {
         if let cocoa = error as? CocoaError {
             switch cocoa.code {
             case .fileReadNoSuchFile, .fileNoSuchFile: return "no such file"

@@ -20,7 +20,7 @@ private let hexDigits = Array("0123456789abcdef".utf8)
 
 extension Sequence<UInt8> {
     /// Lower-case hexadecimal, as Digest uses for every hash.
-    var hexString: String {
+    package var hexString: String {
         var chars: [UInt8] = []
         chars.reserveCapacity(underestimatedCount * 2)
         for byte in self {

@@ -1,4 +1,35 @@
+public import AuthMockCore
 internal import Yams
+
+/// Reads conformance cases: scenario files with `case:` and `expect:` sections. The scenario is read by
+/// the core's reader, and these sections by the same reader in the same pass, so that every problem of
+/// the file is reported at once and in the file's order, as `file:line:column: … — …`.
+public enum CaseLoader {
+    /// A file as the runner reads it: the scenario `serve` would play, and its case when it has one.
+    public typealias File = (scenario: Scenario, conformance: CaseDefinition?)
+
+    /// Reads and validates a case file; a file that cannot be read is a diagnostic at `path:1:1`.
+    /// `files` reads it and the user files it names: hosts pass ``ScenarioFileReader/fileSystem``.
+    public static func load(file path: String, files: ScenarioFileReader) throws(ScenarioLoadError) -> File {
+        try load(yaml: ScenarioLoader.text(of: path, files: files), file: path, files: files)
+    }
+
+    /// Parses and validates the text of a case file (or of a plain scenario, whose `conformance` is nil).
+    public static func load(yaml text: String, file: String, files: ScenarioFileReader) throws(ScenarioLoadError) -> File {
+        try ScenarioReader(file: file, files: files).read(text, empty: ScenarioLoader.noScenario, ScenarioReader.caseFile)
+    }
+
+    /// The keys of the case's sections, as ``ScenarioLoader/keys`` gives the scenario's: the single source
+    /// for the docs and the schema test.
+    public static let keys: [String: [String]] = [
+        "case": ["title", "reference", "features", "timeout", "request", "give"],
+        "case.request": ["method", "path", "body", "body-bytes", "repeat", "parallel"],
+        "case.give": ["password", "proxy-password", "ca", "pin", "client-certificate", "timeout"],
+        "expect": ["outcome", "implemented", "checks"],
+        "check": ["that", "grade", "sequence", "never", "at-most", "at-least", "of", "after", "observe"],
+        "pattern": ["kind", "hop", "method", "status", "verdict", "credentials", "algorithm", "qop", "userhash", "authority", "tls", "body", "nonce-reused", "leak"],
+    ]
+}
 
 /// Reads the `case:` and `expect:` sections of a scenario file, with the scenario loader's diagnostics.
 extension ScenarioReader {
@@ -7,6 +38,38 @@ extension ScenarioReader {
         var hasUsers: Bool
         var tls: TLSSettings?
         var proxyUsers: Bool
+
+        init(_ scenario: Scenario) {
+            hasUsers = !scenario.users.isEmpty && scenario.users.allSatisfy(\.knowsPassword)
+            tls = scenario.tls
+            proxyUsers = !(scenario.proxy?.users.isEmpty ?? true) && (scenario.proxy?.users.allSatisfy(\.knowsPassword) ?? false)
+        }
+    }
+
+    /// The scenario at `root` and its case: the case's sections are read where the scenario reader
+    /// leaves them, before the rules that span the scenario's sections.
+    func caseFile(_ root: Node) -> CaseLoader.File? {
+        var conformance: CaseDefinition?
+        let read = self.scenario(root) { fields, scenario in
+            conformance = caseDefinition(case: fields.entries["case"], expect: fields.entries["expect"], context: CaseContext(scenario))
+        }
+        return read.map { ($0, conformance) }
+    }
+
+    /// A list of client features (`case.features`, a profile's `skip-features`), each one the runner knows:
+    /// a typo must not skip a case silently.
+    func features(_ node: Node, _ what: String) -> [String] {
+        guard let items = sequence(node, what) else { return [] }
+        var features: [String] = []
+        for item in items {
+            guard let feature = string(item, "a feature") else { continue }
+            if CaseDefinition.knownFeatures.contains(feature) {
+                features.append(feature)
+            } else {
+                report(item, "feature '\(feature)' is not known", hint: Suggestion.hint(for: feature, in: CaseDefinition.knownFeatures, noun: "features"))
+            }
+        }
+        return features
     }
 
     func caseDefinition(
@@ -22,7 +85,7 @@ extension ScenarioReader {
             report(entry.key, "`expect:` belongs to a conformance case", hint: "add a `case:` section with at least a title")
             return nil
         case (let caseEntry?, let expectEntry?):
-            guard let fields = mapping(caseEntry.value, "case", allowed: ScenarioLoader.keys["case"]!, required: ["title"]) else { return nil }
+            guard let fields = mapping(caseEntry.value, "case", allowed: CaseLoader.keys["case"]!, required: ["title"]) else { return nil }
             var definition = CaseDefinition(title: fields["title"].flatMap { string($0, "case.title") } ?? "")
             definition.reference = fields["reference"].flatMap { string($0, "case.reference") }
             if let node = fields["features"] { definition.features = features(node, "case.features") }
@@ -36,9 +99,9 @@ extension ScenarioReader {
 
     private func caseRequest(_ node: Node) -> CaseRequest {
         var request = CaseRequest()
-        guard let fields = mapping(node, "case.request", allowed: ScenarioLoader.keys["case.request"]!) else { return request }
+        guard let fields = mapping(node, "case.request", allowed: CaseLoader.keys["case.request"]!) else { return request }
         if let node = fields["method"], let method = string(node, "case.request.method") {
-            if method.utf8.allSatisfy({ AuthHeader.isTokenChar($0) }) {
+            if Self.isToken(method) {
                 request.method = method.uppercased()
             } else {
                 report(node, "method '\(method)' is not an HTTP token", hint: "write GET, POST, PUT…")
@@ -80,7 +143,7 @@ extension ScenarioReader {
 
     private func caseInputs(_ node: Node, context: CaseContext) -> CaseInputs {
         var inputs = CaseInputs()
-        guard let fields = mapping(node, "case.give", allowed: ScenarioLoader.keys["case.give"]!) else { return inputs }
+        guard let fields = mapping(node, "case.give", allowed: CaseLoader.keys["case.give"]!) else { return inputs }
         // An input the scenario cannot provide would be silently ignored: say so instead.
         let impossible: [(String, Bool, String)] = [
             ("password", !context.hasUsers, "the scenario has no users whose passwords it knows (a user file holds hashes only)"),
@@ -103,7 +166,7 @@ extension ScenarioReader {
 
     private func expectations(_ node: Node) -> Expectations {
         var expectations = Expectations()
-        guard let fields = mapping(node, "expect", allowed: ScenarioLoader.keys["expect"]!) else { return expectations }
+        guard let fields = mapping(node, "expect", allowed: CaseLoader.keys["expect"]!) else { return expectations }
         if let node = fields["outcome"] { expectations.outcome = choice(node, "expect.outcome", ExpectedOutcome.self) ?? .any }
         if let node = fields["implemented"] {
             // One pattern, or a list that must all match.
@@ -124,7 +187,7 @@ extension ScenarioReader {
     }
 
     private func check(_ node: Node) -> Check? {
-        guard let fields = mapping(node, "a check", allowed: ScenarioLoader.keys["check"]!, required: ["that"]) else { return nil }
+        guard let fields = mapping(node, "a check", allowed: CaseLoader.keys["check"]!, required: ["that"]) else { return nil }
         let that = fields["that"].flatMap { string($0, "check.that") } ?? ""
         let grade = fields["grade"].flatMap { choice($0, "check.grade", Grade.self) } ?? .fail
         let rules = ["sequence", "never", "at-most", "at-least", "observe"].filter { fields[$0] != nil }
@@ -181,7 +244,7 @@ extension ScenarioReader {
     }
 
     func pattern(_ node: Node, _ what: String) -> EntryPattern? {
-        guard let fields = mapping(node, what, allowed: ScenarioLoader.keys["pattern"]!) else { return nil }
+        guard let fields = mapping(node, what, allowed: CaseLoader.keys["pattern"]!) else { return nil }
         let before = diagnostics.count
         var pattern = EntryPattern()
         if let node = fields["kind"] { pattern.kind = choice(node, "\(what).kind", EntryPattern.Kind.self) ?? .request }
@@ -197,25 +260,7 @@ extension ScenarioReader {
                 pattern.status = [status]
             }
         }
-        if let node = fields["verdict"] {
-            let items: [Node]
-            if case .sequence(let list) = node {
-                if list.isEmpty { report(node, "\(what).verdict is an empty list", hint: "give a verdict or a list of them") }
-                items = Array(list)
-            } else {
-                items = [node]
-            }
-            let known = Verdict.known.map(\.rawValue)
-            pattern.verdict = items.compactMap { item in
-                guard let name = string(item, "\(what).verdict") else { return nil }
-                // A name no verdict has (or a prefix none starts with) would make the check vacuous.
-                let exists = name.hasSuffix("*") ? known.contains { $0.hasPrefix(name.dropLast()) } : known.contains(name)
-                if !exists {
-                    report(item, "verdict '\(name)' is not one the engine gives", hint: Suggestion.hint(for: name, in: known, noun: "verdicts"))
-                }
-                return name
-            }
-        }
+        if let node = fields["verdict"] { pattern.verdict = verdicts(node, what) }
         if let node = fields["credentials"], let text = string(node, "\(what).credentials") {
             switch text.lowercased() {
             case "none": pattern.credentials = EntryPattern.CredentialsMatch.none
@@ -249,5 +294,27 @@ extension ScenarioReader {
             }
         }
         return diagnostics.count == before ? pattern : nil
+    }
+
+    /// A pattern's `verdict:`, one name or a list; a name no verdict has (or a prefix none starts with)
+    /// would make the check vacuous.
+    private func verdicts(_ node: Node, _ what: String) -> [String] {
+        let items: [Node]
+        if case .sequence(let list) = node {
+            if list.isEmpty { report(node, "\(what).verdict is an empty list", hint: "give a verdict or a list of them") }
+            items = Array(list)
+        } else {
+            items = [node]
+        }
+        let known = Verdict.known.map(\.rawValue)
+        return items.compactMap { item in
+            guard let name = string(item, "\(what).verdict") else { return nil }
+            // A name no verdict has (or a prefix none starts with) would make the check vacuous.
+            let exists = name.hasSuffix("*") ? known.contains { $0.hasPrefix(name.dropLast()) } : known.contains(name)
+            if !exists {
+                report(item, "verdict '\(name)' is not one the engine gives", hint: Suggestion.hint(for: name, in: known, noun: "verdicts"))
+            }
+            return name
+        }
     }
 }

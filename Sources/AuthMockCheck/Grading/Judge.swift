@@ -1,3 +1,5 @@
+public import AuthMockCore
+
 /// How one client run ended, as the runner saw it.
 public struct ClientOutcome: Sendable, Equatable, Codable {
     /// The exit status; nil when the client was killed or never started.
@@ -120,23 +122,27 @@ public struct Judge: Sendable {
             }
         }
 
-        let worst = failures.map(\.0).max()
-        let verdict: CaseVerdict
-        switch worst {
-        case .fail?: verdict = .fail
-        case _ where !implemented: verdict = .unimplemented
-        case .nonStrict?: verdict = .nonStrict
-        case .informational?: verdict = .informational
-        case nil:
-            // A case that only observes is informational; elsewhere observations annotate a pass.
-            let judges = expectations.outcome != .any || expectations.checks.contains { if case .observe = $0.rule { false } else { true } }
-            verdict = judges ? .pass : .informational
-        }
+        let verdict = self.verdict(worst: failures.map(\.0).max(), implemented: implemented)
         var findings = failures.sorted { $0.0 > $1.0 }.map(\.1)
         if verdict == .unimplemented, let pattern = missing {
             findings.insert("the client never sent a request \(describe(pattern)): it lacks the feature, or was not given the inputs" + lastAnswer(entries, &quoted), at: 0)
         }
         return Judgement(verdict: verdict, findings: findings, observations: observations, quoted: quoted.sorted())
+    }
+
+    /// The worst broken expectation decides; without the feature, only a broken `fail` outranks
+    /// `unimplemented`.
+    private func verdict(worst: Grade?, implemented: Bool) -> CaseVerdict {
+        switch worst {
+        case .fail?: return .fail
+        case _ where !implemented: return .unimplemented
+        case .nonStrict?: return .nonStrict
+        case .informational?: return .informational
+        case nil:
+            // A case that only observes is informational; elsewhere observations annotate a pass.
+            let judges = expectations.outcome != .any || expectations.checks.contains { if case .observe = $0.rule { false } else { true } }
+            return judges ? .pass : .informational
+        }
     }
 
     // MARK: - Rules

@@ -12,7 +12,7 @@ import FoundationXML
 @Suite(.serialized)
 struct CheckRunnerTests {
     static let suiteDirectory = repositoryRoot.appendingPathComponent("scenarios/conformance").path
-    static let clients = repositoryRoot.appendingPathComponent("Tests/AuthMockServerTests/Clients").path
+    static let clients = repositoryRoot.appendingPathComponent("Tests/AuthMockCheckTests/Clients").path
 
     func cases(_ globs: String...) throws -> [ConformanceCase] {
         let selected = Suite.select(try Suite.load(directory: Self.suiteDirectory), globs: globs)
@@ -184,8 +184,8 @@ struct CheckRunnerTests {
         let junit = directory.appendingPathComponent("report.xml").path
         let json = directory.appendingPathComponent("report.json").path
         let markdown = directory.appendingPathComponent("report.md").path
-        let failing = try await AuthMockServerTests.run(
-            CLITests.binary,
+        let failing = try await AuthMockCheckTests.run(
+            authmockBinary,
             ["check", "--suite", Self.suiteDirectory, "--case", "basic.*", "--no-color", "--junit", junit, "--json", json, "--markdown", markdown,
              "--", "python3", "\(Self.clients)/loop-on-401.py"]
         )
@@ -201,11 +201,11 @@ struct CheckRunnerTests {
         let table = try String(contentsOfFile: markdown, encoding: .utf8)
         #expect(table.contains("| `basic.bad-password` | ❌ |"))
 
-        let passing = try await AuthMockServerTests.run(
-            CLITests.binary, ["check", "--suite", Self.suiteDirectory, "--case", "basic.challenge", "--", "curl", "-sS", "--fail", "--anyauth", "-u", "{user}:{password}", "{url}"]
+        let passing = try await AuthMockCheckTests.run(
+            authmockBinary, ["check", "--suite", Self.suiteDirectory, "--case", "basic.challenge", "--", "curl", "-sS", "--fail", "--anyauth", "-u", "{user}:{password}", "{url}"]
         )
         #expect(passing.status == 0, "\(passing.stdout)")
-        let usage = try await AuthMockServerTests.run(CLITests.binary, ["check", "--suite", "/nonexistent", "--", "curl"])
+        let usage = try await AuthMockCheckTests.run(authmockBinary, ["check", "--suite", "/nonexistent", "--", "curl"])
         #expect(usage.status == 2)
         #expect(usage.stderr.contains("/nonexistent:1:1: cannot read the suite directory"))
     }

@@ -1,3 +1,4 @@
+public import AuthMockCore
 internal import Yams
 
 /// How to run one HTTP client against a case: its command line, the arguments that depend on which
@@ -109,8 +110,9 @@ public enum ClientProfileLoader {
     /// What `when:` and `unless:` may name.
     public static let conditions = ClientProfile.placeholders.filter { $0 != "url" && $0 != "case" }
 
+    /// Reads a profile's text; `file` names it in diagnostics. A profile names no other file to read.
     public static func load(yaml text: String, file: String) throws(ScenarioLoadError) -> ClientProfile {
-        try ScenarioReader(file: file).read(text, empty: ("the file holds no client profile", "start with `name:` and `command:`"), ScenarioReader.clientProfile)
+        try ScenarioReader(file: file, files: .inMemory([:])).read(text, empty: ("the file holds no client profile", "start with `name:` and `command:`"), ScenarioReader.clientProfile)
     }
 }
 

@@ -1,3 +1,4 @@
+import AuthMockCore
 internal import Crypto
 
 extension Judge {

@@ -1,0 +1,175 @@
+internal import Yams
+
+/// The `challenges:` section: Basic, Digest, NTLM, Negotiate and custom challenges.
+extension ScenarioReader {
+    func challenges(_ node: Node) -> [Challenge] {
+        guard let items = sequence(node, "challenges") else { return [] }
+        if items.count > 16 {
+            report(node, "\(items.count) challenges are more than authmock offers at once", hint: "keep 16 or fewer")
+        }
+        var result: [Challenge] = []
+        var basicSeen = false
+        for item in items {
+            guard let challenge = challenge(item) else { continue }
+            if case .basic = challenge {
+                if basicSeen { report(item, "a second Basic challenge", hint: "offer Basic once") }
+                basicSeen = true
+            }
+            if result.contains(where: { $0.scheme == challenge.scheme && ["NTLM", "Negotiate"].contains($0.scheme) }) {
+                report(item, "a second \(challenge.scheme) challenge", hint: "offer \(challenge.scheme) once")
+            }
+            result.append(challenge)
+        }
+        return result
+    }
+
+    func challenge(_ node: Node) -> Challenge? {
+        let all = Array(Set(ScenarioLoader.keys["challenge.digest"]! + ScenarioLoader.keys["challenge.basic"]! + ScenarioLoader.keys["challenge.ntlm"]! + ["custom"])).sorted()
+        if case .mapping(let map) = node, map["custom"] != nil { return customChallenge(node) }
+        guard let fields = mapping(node, "a challenge", allowed: all, required: ["scheme"]),
+            let schemeNode = fields["scheme"], let scheme = string(schemeNode, "scheme")
+        else { return nil }
+        switch scheme.lowercased() {
+        case "basic":
+            rejectKeys(fields, notIn: ScenarioLoader.keys["challenge.basic"]!, scheme: "Basic")
+            return .basic(BasicChallenge(charsetUTF8: fields["charset"].map(charset) ?? false))
+        case "digest":
+            return .digest(digestChallenge(fields))
+        case "ntlm", "negotiate":
+            let ntlm = ntlmChallenge(fields, scheme: scheme.lowercased() == "ntlm" ? "NTLM" : "Negotiate")
+            return scheme.lowercased() == "ntlm" ? .ntlm(ntlm) : .negotiate(ntlm)
+        default:
+            report(
+                schemeNode, "unknown scheme '\(scheme)'",
+                hint: (Suggestion.closest(to: scheme, in: ["Basic", "Digest", "NTLM", "Negotiate"]).map { "did you mean '\($0)'? " } ?? "")
+                    + "authmock accepts Basic, Digest, NTLM and Negotiate; to offer a scheme it does not accept, write `- custom: '\(scheme) realm=\"…\"'`"
+            )
+            return nil
+        }
+    }
+
+    /// `- custom: 'Newauth realm="apps"'`: a challenge authmock offers but does not accept, as written.
+    func customChallenge(_ node: Node) -> Challenge? {
+        guard let fields = mapping(node, "a custom challenge", allowed: ScenarioLoader.keys["challenge.custom"]!) else { return nil }
+        guard let raw = fields["custom"].flatMap({ string($0, "custom") }) else { return nil }
+        if Self.hasControlCharacter(raw) {
+            report(fields["custom"], "custom challenge contains a line break or control character", hint: "it is sent in a header: keep it on one line")
+            return nil
+        }
+        do throws(AuthSyntaxError) {
+            _ = try AuthHeader.parseChallenges(raw)
+        } catch {
+            report(fields["custom"], "custom challenge is not a valid challenge: \(error.reason)", hint: "write it as a scheme and parameters, e.g. 'Newauth realm=\"apps\", type=1'")
+            return nil
+        }
+        return .custom(raw)
+    }
+
+    func digestChallenge(_ fields: Fields) -> DigestChallenge {
+        rejectKeys(fields, notIn: ScenarioLoader.keys["challenge.digest"]!, scheme: "Digest")
+        var digest = DigestChallenge()
+        if let node = fields["algorithm"], let text = string(node, "algorithm") {
+            if let algorithm = DigestAlgorithm(token: text) {
+                digest.algorithm = algorithm
+            } else {
+                report(node, "unknown Digest algorithm '\(text)'", hint: Suggestion.hint(for: text, in: DigestAlgorithm.allCases.map(\.token)))
+            }
+        }
+        if let node = fields["qop"] { digest.qop = qop(node) ?? digest.qop }
+        if let node = fields["opaque"] {
+            if case .scalar(let scalar) = node, scalar.style == .plain, ["true", "false"].contains(scalar.string.lowercased()) {
+                digest.opaque = scalar.string.lowercased() == "true" ? .generated : .none
+            } else if let value = string(node, "opaque") {
+                if value.contains(where: { $0 == "\"" || $0 == "\\" }) || Self.hasControlCharacter(value) {
+                    report(node, "opaque must not contain quotes, backslashes or control characters", hint: "use letters, digits and + / =")
+                }
+                digest.opaque = .fixed(value)
+            }
+        }
+        if let node = fields["userhash"] { digest.userhash = bool(node, "userhash") ?? false }
+        if let node = fields["charset"] { digest.charsetUTF8 = charset(node) }
+        if digest.effectiveAlgorithm.isSession, digest.qop.isEmpty {
+            report(fields["algorithm"] ?? fields.node, "\(digest.effectiveAlgorithm.token) needs a qop: its A1 uses the cnonce, which only comes with qop", hint: "set `qop: auth` or use a non-session algorithm")
+        }
+        return digest
+    }
+
+    /// NTLM's and Negotiate's settings; `scheme` names the one being read in diagnostics.
+    func ntlmChallenge(_ fields: Fields, scheme: String) -> NTLMChallenge {
+        rejectKeys(fields, notIn: ScenarioLoader.keys["challenge.ntlm"]!, scheme: scheme)
+        var ntlm = NTLMChallenge()
+        if let node = fields["server-challenge"], let text = string(node, "server-challenge") {
+            let bytes = stride(from: 0, to: text.count, by: 2).compactMap { offset -> UInt8? in
+                let start = text.index(text.startIndex, offsetBy: offset)
+                return UInt8(text[start..<text.index(start, offsetBy: min(2, text.count - offset))], radix: 16)
+            }
+            if text.count == 16, bytes.count == 8, text.allSatisfy(\.isHexDigit) {
+                ntlm.serverChallenge = bytes
+            } else {
+                report(node, "server-challenge '\(text)' is not 8 bytes in hex", hint: "write 16 hex digits, e.g. 0123456789abcdef")
+            }
+        }
+        if let node = fields["target-info"] { ntlm.targetInfo = bool(node, "target-info") ?? true }
+        if let node = fields["allow-v1"] { ntlm.allowV1 = bool(node, "allow-v1") ?? true }
+        for key in ["domain", "server"] {
+            guard let node = fields[key], let text = string(node, key) else { continue }
+            // Code points, as schema.json's maxLength counts: one Character may hold thousands
+            // (combining marks), which the CHALLENGE's 16-bit lengths cannot carry.
+            guard text.unicodeScalars.count <= 256, !Self.hasControlCharacter(text) else {
+                report(node, "\(key) is longer than 256 characters or has control characters", hint: "NTLM names are short, e.g. EXAMPLE")
+                continue
+            }
+            if key == "domain" { ntlm.domain = text } else { ntlm.server = text }
+        }
+        return ntlm
+    }
+
+    func rejectKeys(_ fields: Fields, notIn allowed: [String], scheme: String) {
+        for (key, entry) in fields.entries where !allowed.contains(key) {
+            report(entry.key, "'\(key)' does not apply to \(scheme) challenges", hint: "\(scheme) takes: \(allowed.joined(separator: ", "))")
+        }
+    }
+
+    func charset(_ node: Node) -> Bool {
+        guard let text = string(node, "charset") else { return false }
+        guard text.lowercased() == "utf-8" else {
+            report(node, "charset '\(text)' is not allowed", hint: "RFC 7617 and RFC 7616 allow only UTF-8")
+            return false
+        }
+        return true
+    }
+
+    func qop(_ node: Node) -> [DigestQOP]? {
+        let hint = "write auth, auth-int, [auth, auth-int], or none (RFC 2069 mode)"
+        var words: [(Node, String)] = []
+        switch node {
+        case .scalar:
+            guard let text = string(node, "qop") else { return nil }
+            if text.lowercased() == "none" { return [] }
+            words = [(node, text)]
+        case .sequence(let items):
+            for item in items {
+                if let text = string(item, "a qop value") { words.append((item, text)) }
+            }
+            if words.isEmpty {
+                report(node, "qop is an empty list", hint: hint)
+                return nil
+            }
+        default:
+            report(node, "qop must be a word or a list, found \(describe(node))", hint: hint)
+            return nil
+        }
+        var result: [DigestQOP] = []
+        for (item, word) in words {
+            guard let value = DigestQOP(rawValue: word.lowercased()) else {
+                report(item, "unknown qop '\(word)'", hint: hint)
+                continue
+            }
+            if result.contains(value) {
+                report(item, "qop '\(word)' is listed twice", hint: hint)
+            }
+            result.append(value)
+        }
+        return result
+    }
+}

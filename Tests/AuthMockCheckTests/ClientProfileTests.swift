@@ -1,0 +1,51 @@
+import AuthMockCheck
+import AuthMockCore
+import Foundation
+import Testing
+
+struct ClientProfileTests {
+    static let yaml = """
+        name: curl
+        version: [curl, --version]
+        skip-features: [negotiate]
+        command: [curl, -sS, -w, "%{http_code}"]
+        args:
+          - when: [user]
+            unless: [domain]
+            add: [-u, "{user}:{password}"]
+          - when: [user, domain]
+            add: [-u, "{domain}\\\\{user}:{password}"]
+          - when: [ca_file]
+            add: [--cacert, "{ca_file}"]
+        per-fetch: ["{url}"]
+        """
+
+    /// Conditional arguments follow the inputs a case gives; braces that are not placeholders stay.
+    @Test func commandLineFollowsTheInputs() throws {
+        let profile = try ClientProfileLoader.load(yaml: Self.yaml, file: "curl.yaml")
+        #expect(profile.skipFeatures == ["negotiate"])
+        let plain = profile.commandLine(values: ["user": "alice", "password": "pw", "url": "http://x/"], given: ["user", "password"], fetches: 2)
+        #expect(plain == ["curl", "-sS", "-w", "%{http_code}", "-u", "alice:pw", "http://x/", "http://x/"])
+        let ntlm = profile.commandLine(
+            values: ["user": "alice", "password": "pw", "domain": "EX", "ca_file": "/ca.pem", "url": "u"], given: ["user", "password", "domain", "ca_file"],
+            fetches: 1
+        )
+        #expect(ntlm == ["curl", "-sS", "-w", "%{http_code}", "-u", "EX\\alice:pw", "--cacert", "/ca.pem", "u"])
+        #expect(ClientProfile.substitute("{proxy_user}:{nothing}{", ["proxy_user": "p"]) == "p:{nothing}{")
+        #expect(ClientProfile.substitute("{ca_file}", [:]) == "")
+    }
+
+    /// A typo in a placeholder or a condition is caught when the profile is read.
+    @Test func profileMistakesArePositioned() {
+        let broken = Self.yaml.replacingOccurrences(of: "when: [ca_file]", with: "when: [ca-file]")
+            .replacingOccurrences(of: "\"{user}:{password}\"", with: "\"{usr}:{password}\"")
+        do {
+            _ = try ClientProfileLoader.load(yaml: broken, file: "curl.yaml")
+            Issue.record("a broken profile loaded")
+        } catch {
+            let messages = error.diagnostics.map(\.description)
+            #expect(messages.contains { $0.hasPrefix("curl.yaml:8:") && $0.hasSuffix("placeholder {usr} is not known — did you mean {user}?") })
+            #expect(messages.contains { $0.contains("when names 'ca-file', which is not an input — did you mean 'ca_file'?") })
+        }
+    }
+}

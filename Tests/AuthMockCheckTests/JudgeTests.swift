@@ -1,0 +1,152 @@
+import AuthMockCheck
+import AuthMockCore
+import Foundation
+import Testing
+
+struct JudgeTests {
+    func basicHarness() throws -> Harness { Harness(try loadShipped("basic.yaml")) }
+
+    func judge(_ yaml: String, _ journal: [JournalEntry], exit: Int32? = 0, timedOut: Bool = false, body: [UInt8]? = nil) throws -> Judgement {
+        let definition = try #require(try load(yaml).conformance)
+        let judge = Judge(expectations: definition.expectations, authority: "127.0.0.1:8080", bodySHA256: body.map(Judge.sha256Hex), timeout: 2)
+        return judge.judge(journal, outcome: ClientOutcome(exitStatus: exit, timedOut: timedOut))
+    }
+
+    static let badPassword = """
+        version: 1
+        name: basic.bad
+        users: [{name: alice, password: wonderland}]
+        challenges: [{scheme: Basic}]
+        case: {title: gives up}
+        expect:
+          outcome: failure
+          implemented: {credentials: Basic}
+          checks:
+            - that: stops after a refusal
+              at-most: 2
+              of: {credentials: Basic}
+        """
+
+    /// A client that gives up after one refused retry passes.
+    @Test func givingUpPasses() throws {
+        var harness = try basicHarness()
+        harness.send()
+        harness.send(authorization: basic("alice", "nope"))
+        let judgement = try judge(Self.badPassword, harness.engine.state.journal.entries, exit: 22)
+        #expect(judgement == Judgement(verdict: .pass))
+    }
+
+    /// A client that keeps re-sending the refused password fails, and the finding quotes the journal.
+    @Test func loopingFailsWithQuotes() throws {
+        var harness = try basicHarness()
+        for _ in 0..<4 { harness.send(authorization: basic("alice", "nope")) }
+        let judgement = try judge(Self.badPassword, harness.engine.state.journal.entries, exit: 22)
+        #expect(judgement.verdict == .fail)
+        #expect(judgement.findings == [
+            "expected: stops after a refusal — 4 request(s) with Basic credentials, at most 2 expected: #1 GET / [Basic alice] → 401 basic.bad-password;"
+                + " #2 GET / [Basic alice] → 401 basic.bad-password; #3 GET / [Basic alice] → 401 basic.bad-password; #4 GET / [Basic alice] → 401 basic.bad-password"
+        ])
+        #expect(judgement.quoted == [1, 2, 3, 4])
+    }
+
+    /// Claiming success after a refusal is a fail of the outcome.
+    @Test func wrongOutcomeFails() throws {
+        var harness = try basicHarness()
+        harness.send(authorization: basic("alice", "nope"))
+        let judgement = try judge(Self.badPassword, harness.engine.state.journal.entries, exit: 0)
+        #expect(judgement.verdict == .fail)
+        #expect(judgement.findings.first?.hasPrefix("expected the client to report failure (non-zero exit); it exited 0; last in the journal: #1 GET /") == true)
+    }
+
+    /// A client that never sends the scheme is unimplemented — unless it also broke a bound.
+    @Test func unimplementedUnlessABoundBreaks() throws {
+        var harness = try basicHarness()
+        harness.send()
+        let quiet = try judge(Self.badPassword, harness.engine.state.journal.entries, exit: 1)
+        #expect(quiet.verdict == .unimplemented)
+        #expect(quiet.findings.first?.hasPrefix("the client never sent a request with Basic credentials") == true)
+
+        let leaky = Self.badPassword + "\n    - that: no leak\n      never: {leak: true}\n"
+        var leaking = try basicHarness()
+        leaking.send("GET", "/", headers: [HeaderField("Proxy-Authorization", basic("p", "q"))])
+        let judgement = try judge(leaky, leaking.engine.state.journal.entries, exit: 1)
+        #expect(judgement.verdict == .fail)
+        #expect(judgement.findings.contains { $0.contains("LEAK: Proxy-Authorization reached the origin") })
+    }
+
+    /// A hang is a fail that says the client was killed.
+    @Test func timeoutFails() throws {
+        let judgement = try judge(Self.badPassword, [], exit: nil, timedOut: true)
+        #expect(judgement.verdict == .fail)
+        #expect(judgement.findings.first?.hasPrefix("expected the client to finish; it was still running after 2 s and was killed") == true)
+    }
+
+    static let ordered = """
+        version: 1
+        name: order
+        users: [{name: alice, password: wonderland}]
+        challenges: [{scheme: Basic}]
+        case: {title: t}
+        expect:
+          outcome: success
+          checks:
+            - that: challenge first, then credentials
+              grade: non-strict
+              sequence:
+                - {credentials: none, status: 401}
+                - {credentials: Basic, status: 200}
+            - that: the schemes
+              observe: schemes
+        """
+
+    /// Sequences match in order with gaps; a broken SHOULD is non-strict; observations annotate a pass.
+    @Test func sequencesGradesAndObservations() throws {
+        var harness = try basicHarness()
+        harness.send()
+        harness.send("GET", "/nothing-here")
+        harness.send(authorization: basic("alice", "wonderland"))
+        let good = try judge(Self.ordered, harness.engine.state.journal.entries)
+        #expect(good == Judgement(verdict: .pass, observations: ["the schemes: Basic"]))
+
+        var preemptive = try basicHarness()
+        preemptive.send(authorization: basic("alice", "wonderland"))
+        let judgement = try judge(Self.ordered, preemptive.engine.state.journal.entries)
+        #expect(judgement.verdict == .nonStrict)
+        #expect(judgement.findings.first?.hasPrefix("expected: challenge first, then credentials — no request was without credentials, answered 401; the client sent: #1 GET / [Basic alice] → 200 basic.ok") == true)
+
+        let observeOnly = Self.ordered.replacingOccurrences(of: "outcome: success", with: "outcome: any")
+            .replacingOccurrences(of: "    - that: challenge first, then credentials\n      grade: non-strict\n      sequence:\n        - {credentials: none, status: 401}\n        - {credentials: Basic, status: 200}\n", with: "")
+        #expect(try judge(observeOnly, preemptive.engine.state.journal.entries).verdict == .informational)
+    }
+
+    /// `after:` counts only what follows the first match; authority, TLS and body patterns read the entry.
+    @Test func patternsOverRedirectsAndBodies() throws {
+        var harness = try basicHarness()
+        harness.send(authorization: basic("alice", "wonderland"))
+        harness.send("GET", "/", headers: [HeaderField("Host", "localhost:8080"), HeaderField("Authorization", basic("alice", "wonderland"))])
+        harness.send("POST", "/", headers: [HeaderField("Host", "127.0.0.1:8080"), HeaderField("Authorization", basic("alice", "wonderland"))], body: Array("abc".utf8))
+        let entries = harness.engine.state.journal.entries
+        let definition = Judge(expectations: Expectations(), authority: "127.0.0.1:8080", bodySHA256: Judge.sha256Hex(Array("abc".utf8)))
+        #expect(definition.matches(EntryPattern(credentials: .any, authority: .other), entries[1]))
+        #expect(!definition.matches(EntryPattern(authority: .other), entries[2]))
+        #expect(definition.matches(EntryPattern(tls: false, body: .intact), entries[2]))
+        #expect(!definition.matches(EntryPattern(body: .intact), entries[0]))
+        #expect(definition.matches(EntryPattern(body: EntryPattern.Body.none), entries[0]))
+        #expect(!definition.matches(EntryPattern(kind: .tls), entries[0]))
+
+        let yaml = """
+            version: 1
+            name: r
+            users: [{name: alice, password: wonderland}]
+            challenges: [{scheme: Basic}]
+            case: {title: t}
+            expect:
+              checks:
+                - that: no credentials elsewhere after the POST
+                  never: {authority: other}
+                  after: {method: POST}
+            """
+        #expect(try judge(yaml, entries).verdict == .pass)
+        #expect(try judge(yaml.replacingOccurrences(of: "method: POST", with: "method: GET"), entries).verdict == .fail)
+    }
+}
