@@ -125,15 +125,15 @@ extension Engine {
             guard challenge.userhash else {
                 return .challenge(.digestUserhashNotOffered, "userhash=true was sent but the challenge did not offer userhash")
             }
-            user = state.users.first {
+            user = scenarioState.users.first {
                 constantTimeEquals(Array(algorithm.userhash(username: $0.user.name, realm: realm).utf8), Array(claimedUser.lowercased().utf8))
             }.map(\.user)
             presented.user = user?.name ?? claimedUser
         } else {
-            user = state.users.first { $0.user.name == claimedUser }?.user
+            user = scenarioState.users.first { $0.user.name == claimedUser }?.user
         }
         guard let user else {
-            if usesUserhash, let (other, match) = Self.substitutedUserhash(claimedUser, realm: realm, users: state.users.map(\.user), announced: algorithm) {
+            if usesUserhash, let (other, match) = Self.substitutedUserhash(claimedUser, realm: realm, users: scenarioState.users.map(\.user), announced: algorithm) {
                 presented.user = match.name
                 return .challenge(
                     .digestAlgorithmSubstituted,
@@ -193,7 +193,7 @@ extension Engine {
         }
 
         // The response is right: only now may the nonce be called stale.
-        guard var record = state.nonces[nonce] else {
+        guard var record = scenarioState.nonces[nonce] else {
             return .challenge(.digestStaleNonce, "the nonce is no longer remembered (evicted or reset)", stale: true)
         }
         if let lifetime = scenario.nonce.lifetime, now.timeIntervalSince(record.issuedAt) > lifetime {
@@ -214,7 +214,7 @@ extension Engine {
             record.lastNC = nc
         }
         record.uses += 1
-        state.nonces[nonce] = record
+        scenarioState.nonces[nonce] = record
         return .granted(user: user.name, verdict: .digestOK)
     }
 

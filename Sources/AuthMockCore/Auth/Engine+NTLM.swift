@@ -1,17 +1,10 @@
 import Foundation
 
-/// Per-connection NTLM state: a handshake in progress, or a connection already authenticated.
-enum NTLMConnectionState: Sendable, Equatable {
-    /// `unicode`: the string encoding the CHALLENGE settled on.
-    case challenged(serverChallenge: [UInt8], negotiate: Bool, unicode: Bool)
-    case authenticated(user: String)
-}
-
 extension Engine {
     /// Handles `Authorization: NTLM …` or `Authorization: Negotiate …` (SPNEGO around NTLM).
     ///
     /// The handshake is bound to the TCP connection, as real servers do: the CHALLENGE is remembered for
-    /// the connection that sent the NEGOTIATE, an AUTHENTICATE on another connection fails
+    /// the connection that sent the NEGOTIATE (in ``ConnectionStates``), an AUTHENTICATE on another connection fails
     /// (`ntlm.connection-changed`), and ``connectionClosed(_:)`` forgets everything about a connection.
     mutating func verifyNTLM(
         token text: Substring, negotiate: Bool, options: NTLMChallenge, request: Request, now: Date,
@@ -52,7 +45,7 @@ extension Engine {
         let message: NTLMMessage
         do throws(NTLMSyntaxError) {
             var negotiated: Bool?
-            if case .challenged(_, _, let unicode)? = state.ntlm[request.connection.id] { negotiated = unicode }
+            if case .challenged(_, _, let unicode)? = connections[ntlm: request.connection.id] { negotiated = unicode }
             message = try NTLMMessage.parse(ntlmToken, unicode: negotiated)
         } catch {
             return .badRequest(.ntlmMalformed, "bad NTLM message: \(error.reason)")
@@ -66,12 +59,11 @@ extension Engine {
                 serverChallenge: serverChallenge, clientFlags: flags, domain: options.domain, server: options.server,
                 targetInfo: options.targetInfo, timestamp: NTLMMessage.fileTime(unixSeconds: now.timeIntervalSince1970)
             )
-            remember(
+            connections.remember(
                 request.connection.id,
                 .challenged(serverChallenge: serverChallenge, negotiate: negotiate, unicode: NTLMMessage.negotiatesUnicode(clientFlags: flags))
             )
-            state.recentNTLMChallenges.append(IssuedNTLMChallenge(connection: request.connection.id, serverChallenge: serverChallenge))
-            if state.recentNTLMChallenges.count > 64 { state.recentNTLMChallenges.removeFirst() }
+            connections.issued(IssuedNTLMChallenge(connection: request.connection.id, serverChallenge: serverChallenge))
             let header = negotiate
                 ? Self.negotiateHeader(SPNEGO.response(.acceptIncomplete, supportedMech: SPNEGO.ntlmOID, token: challenge))
                 : "NTLM " + Base64.encode(challenge)
@@ -83,18 +75,18 @@ extension Engine {
                 "message": "AUTHENTICATE", "domain": auth.domain, "workstation": auth.workstation, "flags": String(format: "%08x", auth.flags),
                 "version": auth.ntResponse.count > 24 ? "NTLMv2" : auth.ntResponse.count == 24 ? "NTLMv1" : "anonymous",
             ]) { $1 }
-            if case .challenged(_, let wasNegotiate, _) = state.ntlm[request.connection.id], wasNegotiate != negotiate {
-                state.ntlm[request.connection.id] = nil
+            if case .challenged(_, let wasNegotiate, _) = connections[ntlm: request.connection.id], wasNegotiate != negotiate {
+                connections.endHandshake(on: request.connection.id)
                 return .challenge(.ntlmNoChallenge, "the CHALLENGE was sent for \(wasNegotiate ? "Negotiate" : "NTLM"), the AUTHENTICATE came as \(scheme)")
             }
-            guard case .challenged(let serverChallenge, _, _) = state.ntlm[request.connection.id] else {
-                let other = state.recentNTLMChallenges.first { $0.connection != request.connection.id && verifies(auth, serverChallenge: $0.serverChallenge) != nil }
+            guard case .challenged(let serverChallenge, _, _) = connections[ntlm: request.connection.id] else {
+                let other = connections.recentNTLMChallenges.first { $0.connection != request.connection.id && verifies(auth, serverChallenge: $0.serverChallenge) != nil }
                 if let other {
                     return .challenge(.ntlmConnectionChanged, "the AUTHENTICATE answers the CHALLENGE sent on connection \(other.connection), not on this one (\(request.connection.id))")
                 }
                 return .challenge(.ntlmNoChallenge, "AUTHENTICATE without a CHALLENGE on this connection")
             }
-            state.ntlm[request.connection.id] = nil
+            connections.endHandshake(on: request.connection.id)
             guard !auth.user.isEmpty, !auth.ntResponse.isEmpty else {
                 return .challenge(.ntlmAnonymous, "anonymous NTLM (no user or no response) is not accepted")
             }
@@ -102,7 +94,7 @@ extension Engine {
             if isV1, !options.allowV1 {
                 return .challenge(.ntlmV1Refused, "the client answered with NTLMv1\(auth.flags & NTLMMessage.Flags.extendedSessionSecurity != 0 ? " (NTLM2 session response)" : ""); this scenario accepts NTLMv2 only")
             }
-            guard let user = state.users.first(where: { $0.user.name.lowercased() == auth.user.lowercased() }) else {
+            guard let user = scenarioState.users.first(where: { $0.user.name.lowercased() == auth.user.lowercased() }) else {
                 return .challenge(.ntlmUnknownUser, "no user named '\(auth.user)' in the scenario")
             }
             presented.user = user.user.name
@@ -118,7 +110,7 @@ extension Engine {
             if let expected = user.user.domain, expected.lowercased() != auth.domain.lowercased() {
                 return .challenge(.ntlmWrongDomain, "the client sent domain '\(auth.domain)'; \(user.user.name)'s domain is '\(expected)'")
             }
-            remember(request.connection.id, .authenticated(user: user.user.name))
+            connections.remember(request.connection.id, .authenticated(user: user.user.name))
             let headers = negotiate ? [HeaderField(role.challengeHeader, Self.negotiateHeader(SPNEGO.response(.acceptCompleted, supportedMech: nil, token: nil)))] : []
             return .granted(user: user.user.name, verdict: .ntlmOK, detail: "authenticated as \(user.user.name) with \(version)", headers: headers)
         }
@@ -126,7 +118,7 @@ extension Engine {
 
     /// Which NTLM variant the AUTHENTICATE proves the password with, or nil when it does not.
     func verifies(_ auth: NTLMAuthenticate, serverChallenge: [UInt8], password: String? = nil) -> String? {
-        let candidates = password.map { [$0] } ?? state.users.filter { $0.user.name.lowercased() == auth.user.lowercased() && $0.user.knowsPassword }.map(\.user.password)
+        let candidates = password.map { [$0] } ?? scenarioState.users.filter { $0.user.name.lowercased() == auth.user.lowercased() && $0.user.knowsPassword }.map(\.user.password)
         for password in candidates {
             if auth.ntResponse.count > 24 {
                 let key = NTLMCrypto.ntowfv2(password: password, user: auth.user, domain: auth.domain)
@@ -144,23 +136,14 @@ extension Engine {
         return nil
     }
 
-    /// Remembers a connection's NTLM state, bounded so an engine never told of closes cannot grow forever.
-    private mutating func remember(_ connection: UInt64, _ value: NTLMConnectionState) {
-        if state.ntlm[connection] == nil, state.ntlm.count >= 10_000, let oldest = state.ntlm.keys.min() {
-            state.ntlm[oldest] = nil
-        }
-        state.ntlm[connection] = value
-    }
-
     /// Forgets everything about a closed connection (an NTLM handshake in progress or done).
     public mutating func connectionClosed(_ connection: UInt64) {
-        state.ntlm[connection] = nil
+        connections.closed(connection)
     }
 
     /// The user a connection authenticated as with NTLM, if any.
     func ntlmUser(on connection: UInt64) -> String? {
-        if case .authenticated(let user) = state.ntlm[connection] { return user }
-        return nil
+        connections.user(on: connection)
     }
 
     static func negotiateHeader(_ token: [UInt8]) -> String {

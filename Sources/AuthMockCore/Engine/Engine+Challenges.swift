@@ -79,8 +79,8 @@ extension Engine {
         _ digest: DigestChallenge, index: Int, stale: Bool, now: Date, random: inout some RandomNumberGenerator
     ) -> String {
         let nonce = minter.mint(at: now, challengeIndex: index, random: &random)
-        state.nonces.insert(nonce, NonceStore.Record(challengeIndex: index, issuedAt: now, serial: state.noncesIssued))
-        state.noncesIssued += 1
+        scenarioState.nonces.insert(nonce, NonceStore.Record(challengeIndex: index, issuedAt: now, serial: scenarioState.noncesIssued))
+        scenarioState.noncesIssued += 1
         var parameters = [AuthParameter(name: "realm", value: scenario.realm, quoted: true)]
         if !digest.qop.isEmpty {
             parameters.append(AuthParameter(name: "qop", value: digest.qop.map(\.rawValue).joined(separator: ", "), quoted: true))

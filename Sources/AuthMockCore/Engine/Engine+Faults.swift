@@ -10,9 +10,9 @@ extension Engine {
             default: break
             }
             if let path = fault.path, !Resource(path: path).matches(path: request.path) { continue }
-            let fired = state.faultsFired[index, default: 0]
+            let fired = scenarioState.faultsFired[index, default: 0]
             if let times = fault.times, fired >= times { continue }
-            state.faultsFired[index] = fired + 1
+            scenarioState.faultsFired[index] = fired + 1
             return fault.effect
         }
         return nil
@@ -21,9 +21,9 @@ extension Engine {
     /// A new certificate every `rotate-after-requests` requests over TLS (`tls.rotate-after-requests`).
     mutating func rotationActions(after request: Request) -> [ServerAction] {
         guard let every = scenario.tls?.rotateAfterRequests, request.connection.tls != nil else { return [] }
-        state.requestsSinceRotation += 1
-        guard state.requestsSinceRotation >= every else { return [] }
-        state.requestsSinceRotation = 0
+        scenarioState.requestsSinceRotation += 1
+        guard scenarioState.requestsSinceRotation >= every else { return [] }
+        scenarioState.requestsSinceRotation = 0
         return [.rotateCertificate(keepKey: scenario.tls?.rotateKeepsKey ?? true)]
     }
 }

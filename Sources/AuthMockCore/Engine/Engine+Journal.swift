@@ -38,13 +38,11 @@ extension Engine {
         _ connection: ConnectionInfo, verdict: Verdict, detail: String, requests: Int?, now: Date
     ) -> JournalEntry {
         let entry = JournalEntry(
-            seq: state.nextSeq, time: now, connection: connection.id, exchange: 0, remote: connection.remote, method: nil,
+            seq: 0, time: now, connection: connection.id, exchange: 0, remote: connection.remote, method: nil,
             target: nil, version: nil, headers: [], bodyBytes: 0, credentials: nil, verdict: verdict, detail: detail, status: 0,
             challenges: nil, tls: connection.tls, requests: requests
         )
-        state.nextSeq += 1
-        state.journal.append(entry)
-        return entry
+        return log.append(entry)
     }
 
     /// Records a request the shell refused before it could be handed over whole (unparseable, headers too
@@ -59,24 +57,19 @@ extension Engine {
             headers: (request?.headers ?? []).map(Self.recorded), bodyBytes: request?.body.count ?? 0, credentials: nil,
             verdict: verdict, detail: detail, status: status, challenges: nil, tls: connection.tls
         )
-        entry.seq = state.nextSeq
-        state.nextSeq += 1
-        state.journal.append(entry)
+        entry = log.append(entry)
         return Exchange(response: response, entry: entry)
     }
 
     /// Appends entries another engine decided (the proxy's) to this journal, and continues the sequence
     /// after them, so that one journal tells both hops in order.
     public mutating func adopt(_ entries: [JournalEntry]) {
-        for entry in entries {
-            state.journal.append(entry)
-            state.nextSeq = max(state.nextSeq, entry.seq + 1)
-        }
+        log.adopt(entries)
     }
 
     /// Continues numbering journal entries at `seq` (see ``adopt(_:)``).
     public mutating func continueSequence(at seq: Int) {
-        state.nextSeq = max(state.nextSeq, seq)
+        log.continueSequence(at: seq)
     }
 
     mutating func record(
@@ -84,7 +77,7 @@ extension Engine {
     ) -> JournalEntry {
         let challenges = response.headers.values(challengeHeader)
         var entry = JournalEntry(
-            seq: state.nextSeq, time: now, connection: request.connection.id, exchange: request.connection.exchange,
+            seq: 0, time: now, connection: request.connection.id, exchange: request.connection.exchange,
             remote: request.connection.remote, method: request.method, target: request.target, version: request.version,
             headers: request.headers.map(Self.recorded), bodyBytes: request.body.count, credentials: credentials,
             verdict: verdict, detail: detail, status: response.status, challenges: challenges.isEmpty ? nil : challenges,
@@ -92,9 +85,7 @@ extension Engine {
             bodySHA256: request.body.isEmpty ? nil : SHA256.hash(data: request.body).hexString
         )
         entry.fault = response.fault?.journalText
-        state.nextSeq += 1
-        state.journal.append(entry)
-        return entry
+        return log.append(entry)
     }
 
     static let credentialHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie"]

@@ -57,7 +57,20 @@ public struct Engine: Sendable {
     /// Whether any user's password is a crypt(3) hash (checked off the event loop, see `slowPasswordCheck`).
     let hasCryptHashes: Bool
 
-    public internal(set) var state: EngineState
+    /// What changes while the scenario is served, for every connection alike: users, nonces, timeline.
+    var scenarioState: ScenarioState
+    /// What belongs to one TCP connection (NTLM handshakes); ``connectionClosed(_:)`` ends it.
+    var connections = ConnectionStates()
+    /// The journal and the sequence of its entries.
+    var log: JournalLog
+
+    /// The journal and the sizes of the engine's state, for reading.
+    public var state: EngineState {
+        EngineState(
+            journal: log.journal, nextSeq: log.nextSeq, rememberedNonces: scenarioState.nonces.count,
+            ntlmConnections: connections.ntlmCount
+        )
+    }
 
     /// URLs the shell bound, for `{url}`, `{other_host_url}`, `{http_url}` and `{second_url}` in resource
     /// headers (a redirect's `Location`).
@@ -77,11 +90,10 @@ public struct Engine: Sendable {
         self.opaques = Self.opaques(of: scenario, random: &random)
         self.fixedChallenges = Self.fixedChallenges(of: scenario)
         self.hasCryptHashes = scenario.users.contains { if case .crypt? = $0.stored { true } else { false } }
-        self.state = EngineState(
-            nonces: NonceStore(capacity: scenario.nonce.remember),
-            journal: Journal(capacity: configuration.journalCapacity),
-            users: scenario.users.map { UserRecord(user: $0) }
+        self.scenarioState = ScenarioState(
+            nonces: NonceStore(capacity: scenario.nonce.remember), users: scenario.users.map { UserRecord(user: $0) }
         )
+        self.log = JournalLog(capacity: configuration.journalCapacity)
     }
 
     /// Answers one request and records it.
@@ -89,8 +101,8 @@ public struct Engine: Sendable {
         if request.path.hasPrefix(Self.controlPrefix) || request.path == String(Self.controlPrefix.dropLast()) {
             return control(request, now: now)
         }
-        if state.startedAt == nil { state.startedAt = now }
-        state.requests += 1
+        if scenarioState.startedAt == nil { scenarioState.startedAt = now }
+        scenarioState.requests += 1
         var events = applyStepsBeforeRequest(now: now)
         var decision = decide(request, now: now, random: &random)
         decision.response.fault = fault(for: decision, request: request)
@@ -119,60 +131,21 @@ public struct Engine: Sendable {
 
     /// What the shell reports about its TLS identity (pins, files), served at `GET /_authmock/tls`.
     public mutating func setTLSDescription(_ json: [UInt8]?) {
-        state.tlsDescription = json
+        scenarioState.tlsDescription = json
     }
 
     /// Starts the scenario over: clears the journal and every nonce (clients holding one get
-    /// `stale=true` next time), restores the users and restarts the timeline. `seq` keeps counting.
+    /// `stale=true` next time), restores the users, forgets every connection's state and restarts the
+    /// timeline. `seq` keeps counting.
     public mutating func reset(at now: Date? = nil) {
-        state.journal.removeAll()
-        state.nonces.removeAll()
-        state.users = scenario.users.map { UserRecord(user: $0) }
-        state.ntlm.removeAll()
-        state.recentNTLMChallenges.removeAll()
-        state.firedSteps = []
-        state.requests = 0
-        state.startedAt = now
-        state.requestsSinceRotation = 0
-        state.noncesIssued = 0
-        state.faultsFired = [:]
+        log.removeAll()
+        scenarioState.reset(users: scenario.users, startedAt: now)
+        connections.removeAll()
     }
 
     /// Sets the moment the scenario started, from which `after:` timeline steps count. Without it the
     /// first request counts as the start.
     public mutating func start(at now: Date) {
-        state.startedAt = now
+        scenarioState.startedAt = now
     }
-}
-
-struct IssuedNTLMChallenge: Sendable, Equatable {
-    var connection: UInt64
-    var serverChallenge: [UInt8]
-}
-
-/// Everything that changes while a scenario is served.
-public struct EngineState: Sendable, Equatable {
-    var nonces: NonceStore
-    public internal(set) var journal: Journal
-    public internal(set) var nextSeq = 1
-    var requestsSinceRotation = 0
-    /// Nonces issued since start or reset (for `nonce.stale-first`).
-    var noncesIssued = 0
-    var tlsDescription: [UInt8]?
-    var users: [UserRecord]
-    var ntlm: [UInt64: NTLMConnectionState] = [:]
-    /// The last CHALLENGEs sent, with their connections, to name an AUTHENTICATE sent on the wrong one.
-    var recentNTLMChallenges: [IssuedNTLMChallenge] = []
-    var firedSteps: Set<Int> = []
-    /// HTTP requests decided since start or reset (control requests excluded).
-    var requests = 0
-    var startedAt: Date?
-    /// How many answers each scenario fault (by index) has been played on, for `times:`.
-    var faultsFired: [Int: Int] = [:]
-
-    /// How many Digest nonces are remembered right now (bounded by the scenario's `nonce.remember`).
-    public var rememberedNonces: Int { nonces.count }
-
-    /// How many connections have NTLM state (a handshake in progress or done); closed ones have none.
-    public var ntlmConnections: Int { ntlm.count }
 }
