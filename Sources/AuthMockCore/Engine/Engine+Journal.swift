@@ -1,7 +1,38 @@
 import Foundation
-internal import Crypto
 
 extension Engine {
+    /// Keeps an entry in the journal. Every entry an engine produces passes here: the log gives it its
+    /// `seq`, and a proxy's engine marks it `hop: proxy`.
+    mutating func append(_ entry: JournalEntry) -> JournalEntry {
+        var entry = entry
+        if role == .proxy { entry.hop = "proxy" }
+        return log.append(entry)
+    }
+
+    /// Journals a decided exchange: with what the request leaked and the fault played on the answer.
+    mutating func record(
+        request: Request, now: Date, credentials: PresentedCredentials?, verdict: Verdict, detail: String?, response: Response
+    ) -> JournalEntry {
+        let challenges = response.headers.values(challengeHeader)
+        var entry = JournalEntry(
+            request: request, connection: request.connection, time: now, verdict: verdict, detail: detail, status: response.status,
+            credentials: credentials, challenges: challenges.isEmpty ? nil : challenges
+        )
+        entry.leaks = Self.leaks(in: request, role: role)
+        entry.fault = response.fault?.journalText
+        return append(entry)
+    }
+
+    /// Records a request the shell refused before it could be handed over whole (unparseable, headers too
+    /// large, body too large), so that no exchange goes unjournaled. The answer closes the connection.
+    public mutating func reject(
+        partial request: Request?, connection: ConnectionInfo, status: Int, verdict: Verdict, detail: String, now: Date
+    ) -> Exchange {
+        let response = Self.plain(status: status, "\(status) \(Self.reason(status)): \(detail)\n", close: true)
+        let entry = append(JournalEntry(request: request, connection: connection, time: now, verdict: verdict, detail: detail, status: status))
+        return Exchange(response: response, entry: entry)
+    }
+
     /// Records a TLS connection when it closes: its handshake, and whether any request arrived on it.
     ///
     /// - Parameters:
@@ -22,43 +53,15 @@ extension Engine {
             verdict = .tlsOK
             detail = "\(requests) request(s) over \(connection.tls?.version ?? "TLS")"
         }
-        return recordConnection(connection, verdict: verdict, detail: detail, requests: requests, now: now)
+        return append(JournalEntry(connection: connection, time: now, verdict: verdict, detail: detail, requests: requests))
     }
 
     /// Records a connection the shell closed at once because it already held `limit` connections.
     public mutating func recordRefusedConnection(_ connection: ConnectionInfo, limit: Int, now: Date) -> JournalEntry {
-        recordConnection(
-            connection, verdict: .connectionLimit, detail: "closed at once: the server already holds \(limit) connections (--max-connections)",
-            requests: nil, now: now
-        )
-    }
-
-    /// A journal entry about a connection rather than a request: status 0, nothing was answered.
-    mutating func recordConnection(
-        _ connection: ConnectionInfo, verdict: Verdict, detail: String, requests: Int?, now: Date
-    ) -> JournalEntry {
-        let entry = JournalEntry(
-            seq: 0, time: now, connection: connection.id, exchange: 0, remote: connection.remote, method: nil,
-            target: nil, version: nil, headers: [], bodyBytes: 0, credentials: nil, verdict: verdict, detail: detail, status: 0,
-            challenges: nil, tls: connection.tls, requests: requests
-        )
-        return log.append(entry)
-    }
-
-    /// Records a request the shell refused before it could be handed over whole (unparseable, headers too
-    /// large, body too large), so that no exchange goes unjournaled.
-    public mutating func reject(
-        partial request: Request?, connection: ConnectionInfo, status: Int, verdict: Verdict, detail: String, now: Date
-    ) -> Exchange {
-        let response = Self.plain(status: status, "\(status) \(Self.reason(status)): \(detail)\n", close: true)
-        var entry = JournalEntry(
-            seq: 0, time: now, connection: connection.id, exchange: connection.exchange, remote: connection.remote,
-            method: request?.method, target: request?.target, version: request?.version,
-            headers: (request?.headers ?? []).map(Self.recorded), bodyBytes: request?.body.count ?? 0, credentials: nil,
-            verdict: verdict, detail: detail, status: status, challenges: nil, tls: connection.tls
-        )
-        entry = log.append(entry)
-        return Exchange(response: response, entry: entry)
+        append(JournalEntry(
+            connection: connection, time: now, verdict: .connectionLimit,
+            detail: "closed at once: the server already holds \(limit) connections (--max-connections)", requests: nil
+        ))
     }
 
     /// Appends entries another engine decided (the proxy's) to this journal, and continues the sequence
@@ -70,22 +73,6 @@ extension Engine {
     /// Continues numbering journal entries at `seq` (see ``adopt(_:)``).
     public mutating func continueSequence(at seq: Int) {
         log.continueSequence(at: seq)
-    }
-
-    mutating func record(
-        request: Request, now: Date, credentials: PresentedCredentials?, verdict: Verdict, detail: String?, response: Response
-    ) -> JournalEntry {
-        let challenges = response.headers.values(challengeHeader)
-        var entry = JournalEntry(
-            seq: 0, time: now, connection: request.connection.id, exchange: request.connection.exchange,
-            remote: request.connection.remote, method: request.method, target: request.target, version: request.version,
-            headers: request.headers.map(Self.recorded), bodyBytes: request.body.count, credentials: credentials,
-            verdict: verdict, detail: detail, status: response.status, challenges: challenges.isEmpty ? nil : challenges,
-            tls: request.connection.tls, hop: role == .proxy ? "proxy" : nil, leaks: Self.leaks(in: request, role: role),
-            bodySHA256: request.body.isEmpty ? nil : SHA256.hash(data: request.body).hexString
-        )
-        entry.fault = response.fault?.journalText
-        return log.append(entry)
     }
 
     static let credentialHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie"]
@@ -103,6 +90,7 @@ extension Engine {
         return leaks.isEmpty ? nil : leaks
     }
 
+    /// A header as the journal records it, marked when it carries a credential.
     static func recorded(_ field: HeaderField) -> JournalEntry.RecordedHeader {
         JournalEntry.RecordedHeader(
             name: field.name, value: field.value, credential: credentialHeaders.contains(field.name.lowercased()) ? true : nil

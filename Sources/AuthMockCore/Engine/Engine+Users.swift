@@ -92,7 +92,8 @@ extension Engine {
         let what: String
         switch action {
         case .setPassword(let password):
-            forgetNTLMConnections(of: name)
+            // Connections NTLM authenticated as this user must authenticate again.
+            connections.forget(user: name)
             scenarioState.users[index].retired.append(scenarioState.users[index].user)
             scenarioState.users[index].user.password = password
             // A new password is known in clear, whatever the user file held.
@@ -110,22 +111,12 @@ extension Engine {
             verdict = .userUnlocked
             what = "\(name) is unlocked"
         case .remove:
-            forgetNTLMConnections(of: name)
+            connections.forget(user: name)
             scenarioState.users[index].removed = true
             verdict = .userRemoved
             what = "\(name) was removed"
         }
-        let entry = JournalEntry(
-            seq: 0, time: now, connection: 0, exchange: 0, remote: nil, method: nil, target: nil, version: nil, headers: [],
-            bodyBytes: 0, credentials: PresentedCredentials(header: "", scheme: "", user: name), verdict: verdict,
-            detail: "\(what) (\(reason))", status: 0, challenges: nil, hop: role == .proxy ? "proxy" : nil
-        )
-        return log.append(entry)
-    }
-
-    /// Connections NTLM authenticated as this user must authenticate again after a change.
-    private mutating func forgetNTLMConnections(of name: String) {
-        connections.forget(user: name)
+        return append(JournalEntry(userChange: name, time: now, verdict: verdict, detail: "\(what) (\(reason))"))
     }
 
     static func describe(_ trigger: TimelineStep.Trigger) -> String {
