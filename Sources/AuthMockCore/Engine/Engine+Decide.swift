@@ -10,12 +10,15 @@ extension Engine {
         var authenticatedUser: String?
     }
 
-    enum AuthOutcome {
+    /// What a scheme made of the credentials it was given.
+    enum AuthOutcome: Sendable {
         case granted(user: String, verdict: Verdict, detail: String? = nil, headers: [HeaderField] = [])
         case challenge(Verdict, String, stale: Bool = false)
         /// A 401 carrying only this challenge (the next leg of a multi-leg handshake such as NTLM).
         case continueHandshake(Verdict, String, header: String)
         case badRequest(Verdict, String)
+        /// The credentials field is not a list of auth-params at all (Digest): a 400 saying so.
+        case unparseable(String)
     }
 
     /// Which resource, whether it needs credentials, and what the credentials field (one at most) proves.
@@ -47,49 +50,47 @@ extension Engine {
             )
         }
         let (scheme, token) = Self.schemeAndToken(field)
-        var presented = PresentedCredentials(header: role.credentialsHeader, scheme: scheme)
-        let outcome: AuthOutcome
-        switch scheme.lowercased() {
-        case "basic" where basicChallenge != nil:
-            // Basic is a token68 (RFC 7617): read it directly, so base64 faults are named as such.
-            outcome = verifyBasic(token, options: basicChallenge!, presented: &presented)
-        case "ntlm", "negotiate":
-            let isNegotiate = scheme.lowercased() == "negotiate"
-            let options = scenario.challenges.lazy.compactMap { challenge -> NTLMChallenge? in
-                switch challenge {
-                case .ntlm(let options) where !isNegotiate: return options
-                case .negotiate(let options) where isNegotiate: return options
-                default: return nil
-                }
-            }.first
-            guard let options else {
-                outcome = .challenge(.schemeNotOffered, "the client used '\(scheme)', which this scenario does not accept")
-                break
-            }
-            outcome = verifyNTLM(
-                token: token, negotiate: isNegotiate, options: options, request: request, now: now, random: &random,
-                presented: &presented
-            )
-        case "digest" where offersDigest:
-            let credentials: AuthHeaderValue
-            do throws(AuthSyntaxError) {
-                credentials = try AuthHeader.parseCredentials(field)
-            } catch {
-                return Decision(
-                    response: Self.plain(status: 400, "400 Bad Request: malformed Authorization header: \(error.reason)\n"),
-                    verdict: .malformedAuthorization, detail: error.reason, credentials: presented
-                )
-            }
-            outcome = verifyDigest(credentials, request: request, now: now, presented: &presented)
-        case "":
+        guard !scheme.isEmpty else {
             return Decision(
                 response: Self.plain(status: 400, "400 Bad Request: the Authorization header has no auth-scheme\n"),
                 verdict: .malformedAuthorization, detail: "the Authorization header has no auth-scheme", credentials: nil
             )
-        default:
-            outcome = .challenge(.schemeNotOffered, "the client used '\(scheme)', which this scenario does not accept")
         }
+        var presented = PresentedCredentials(header: role.credentialsHeader, scheme: scheme)
+        let outcome = verify(field, scheme: scheme, token: token, request: request, now: now, random: &random, presented: &presented)
+        return decision(for: outcome, resource: resource, presented: presented, now: now, random: &random)
+    }
 
+    /// Hands the credentials to their scheme, when the scenario offers it.
+    private mutating func verify(
+        _ field: String, scheme: String, token: Substring, request: Request, now: Date, random: inout some RandomNumberGenerator,
+        presented: inout PresentedCredentials
+    ) -> AuthOutcome {
+        switch scheme.lowercased() {
+        case "basic" where basicChallenge != nil:
+            // Basic is a token68 (RFC 7617): read it directly, so base64 faults are named as such.
+            return verifyBasic(token, options: basicChallenge!, presented: &presented)
+        case "ntlm", "negotiate":
+            let isNegotiate = scheme.lowercased() == "negotiate"
+            guard let options = ntlmOptions(negotiate: isNegotiate) else {
+                return .challenge(.schemeNotOffered, "the client used '\(scheme)', which this scenario does not accept")
+            }
+            return verifyNTLM(
+                token: token, negotiate: isNegotiate, options: options, request: request, now: now, random: &random,
+                presented: &presented
+            )
+        case "digest" where offersDigest:
+            return verifyDigest(field, request: request, now: now, presented: &presented)
+        default:
+            return .challenge(.schemeNotOffered, "the client used '\(scheme)', which this scenario does not accept")
+        }
+    }
+
+    /// The answer to a scheme's outcome: the resource, a challenge, the next leg of a handshake, or a 400.
+    private mutating func decision(
+        for outcome: AuthOutcome, resource: Resource, presented: PresentedCredentials, now: Date,
+        random: inout some RandomNumberGenerator
+    ) -> Decision {
         switch outcome {
         case .granted(let user, let verdict, let detail, let headers):
             guard !isLocked(user) else {
@@ -120,12 +121,42 @@ extension Engine {
                 response: Self.plain(status: 400, "400 Bad Request: \(detail)\n"), verdict: verdict, detail: detail,
                 credentials: presented
             )
+        case .unparseable(let reason):
+            return Decision(
+                response: Self.plain(status: 400, "400 Bad Request: malformed Authorization header: \(reason)\n"),
+                verdict: .malformedAuthorization, detail: reason, credentials: presented
+            )
         }
+    }
+
+    /// The options of the scenario's NTLM (or Negotiate) challenge, if it offers one.
+    private func ntlmOptions(negotiate: Bool) -> NTLMChallenge? {
+        scenario.challenges.lazy.compactMap { challenge -> NTLMChallenge? in
+            switch challenge {
+            case .ntlm(let options) where !negotiate: return options
+            case .negotiate(let options) where negotiate: return options
+            default: return nil
+            }
+        }.first
     }
 
     func grant(_ resource: Resource, user: String?) -> Response {
         var headers = [HeaderField("Content-Type", resource.contentType)]
         headers += links.isEmpty ? resource.headers : resource.headers.map { HeaderField($0.name, Self.fill($0.value, links)) }
         return Response(status: resource.status, headers: headers, body: Self.render(resource.body, user: user ?? ""))
+    }
+}
+
+/// What ends a scheme's verification before its last step (a refusal, or the next leg of a handshake):
+/// the outcome the whole verification answers with.
+struct AuthRefusal: Error {
+    var outcome: Engine.AuthOutcome
+
+    static func badRequest(_ verdict: Verdict, _ detail: String) -> AuthRefusal {
+        AuthRefusal(outcome: .badRequest(verdict, detail))
+    }
+
+    static func challenge(_ verdict: Verdict, _ detail: String, stale: Bool = false) -> AuthRefusal {
+        AuthRefusal(outcome: .challenge(verdict, detail, stale: stale))
     }
 }
