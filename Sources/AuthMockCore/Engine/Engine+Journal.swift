@@ -65,7 +65,8 @@ extension Engine {
     }
 
     /// Appends entries another engine decided (the proxy's) to this journal, and continues the sequence
-    /// after them, so that one journal tells both hops in order.
+    /// after them, so that one journal tells both hops in order. For a shell that keeps two engines
+    /// itself; an ``EnginePair`` needs neither this nor ``continueSequence(at:)``.
     public mutating func adopt(_ entries: [JournalEntry]) {
         log.adopt(entries)
     }

@@ -3,7 +3,8 @@ import Foundation
 /// Decides what to answer: scenario + state + request (+ clock + random source) → response + journal entry.
 ///
 /// The engine is a value with no I/O. The server shell owns one, behind a lock, and only carries out what
-/// it returns; tests drive it directly with a fixed clock and a seeded generator.
+/// it returns; tests drive it directly with a fixed clock and a seeded generator. An ``EnginePair`` holds
+/// the origin's engine and the forward proxy's, with one journal for both.
 ///
 /// ```swift
 /// var random = RandomSource.seeded(1)
@@ -61,7 +62,7 @@ public struct Engine: Sendable {
     var scenarioState: ScenarioState
     /// What belongs to one TCP connection (NTLM handshakes); ``connectionClosed(_:)`` ends it.
     var connections = ConnectionStates()
-    /// The journal and the sequence of its entries.
+    /// The journal and the sequence of its entries. An ``EnginePair`` lends its origin's to its proxy.
     var log: JournalLog
 
     /// The journal and the sizes of the engine's state, for reading.

@@ -33,7 +33,7 @@ struct ScenarioState: Sendable, Equatable {
 
 /// What an engine holds now, for reading: its journal and the sizes of its state.
 public struct EngineState: Sendable, Equatable {
-    /// The in-memory journal.
+    /// The in-memory journal (for an ``EnginePair``'s proxy, empty: its entries are in the origin's).
     public let journal: Journal
     /// The `seq` the next journal entry gets.
     public let nextSeq: Int

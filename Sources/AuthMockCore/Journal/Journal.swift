@@ -40,7 +40,9 @@ public struct Journal: Sendable, Equatable {
 
 /// The journal as an engine writes it: the ring of entries, and the number the next entry gets.
 ///
-/// ``append(_:)`` is the one place where an entry's `seq` is set.
+/// ``append(_:)`` is the one place where an entry's `seq` is set. An ``EnginePair`` lends its origin's
+/// log to its proxy's engine for each call, so both hops are numbered in one sequence, in the order the
+/// decisions were made.
 struct JournalLog: Sendable, Equatable {
     private(set) var journal: Journal
     /// From 1; keeps counting across resets, so that a journal file never repeats a number.
