@@ -63,7 +63,7 @@ extension Engine {
     /// The password pairs a Basic check of `parts` will hash with crypt(3), for the shell to run first
     /// off the event loop: the current user's hash (and the Latin-1 reading), and any retired hash.
     func basicHashChecks(_ parts: BasicCredentials) -> [(stored: StoredPassword, candidate: [UInt8], user: String)] {
-        guard let record = state.users.first(where: { $0.user.name == parts.user }) else { return [] }
+        guard let record = scenarioState.users.first(where: { $0.user.name == parts.user }) else { return [] }
         var checks: [(stored: StoredPassword, candidate: [UInt8], user: String)] = []
         // The current secret (a removed user's last one is checked as retired) and the retired ones.
         for (index, secret) in ([record.user] + record.retired).enumerated() {

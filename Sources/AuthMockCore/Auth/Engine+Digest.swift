@@ -1,221 +1,212 @@
 import Foundation
 
+/// Digest credentials as read from the field: every parameter, and the ones the checks use.
+struct DigestCredentials {
+    var params: [String: AuthParameter]
+    /// `username`, or `username*` decoded; with userhash, the hash.
+    var claimedUser: String
+    var realm: String
+    var nonce: String
+    var uri: String
+    /// Lower-cased.
+    var response: String
+    var qop: DigestQOP?
+    /// As announced; MD5 when absent.
+    var algorithmToken: String
+
+    var nc: String { params["nc"]?.value ?? "" }
+    var cnonce: String { params["cnonce"]?.value ?? "" }
+    var usesUserhash: Bool { params["userhash"]?.value.lowercased() == "true" }
+}
+
+/// The Digest challenge that credentials answer, as the engine issued it.
+struct AnsweredDigestChallenge {
+    var index: Int
+    var challenge: DigestChallenge
+    var algorithm: DigestAlgorithm
+}
+
 extension Engine {
+    /// Verifies `Authorization: Digest …` (RFC 7616, with RFC 2069 compatibility when no qop is offered).
+    ///
+    /// The steps run in an order that keeps the verdicts honest: syntax (400) first, then which challenge
+    /// the client answers, then whose credentials they are, then the response itself, and only a correct
+    /// response can be told its nonce is stale. A wrong password therefore never sees `stale=true`.
+    mutating func verifyDigest(_ field: String, request: Request, now: Date, presented: inout PresentedCredentials) -> AuthOutcome {
+        do throws(AuthRefusal) {
+            let credentials = try Self.parseDigest(field, target: request.target, presented: &presented)
+            let answered = try matchDigestChallenge(credentials)
+            let user = try findDigestUser(credentials, answered: answered, presented: &presented)
+            try checkDigestResponse(credentials, answered: answered, user: user, request: request)
+            try useDigestNonce(credentials, now: now)
+            return .granted(user: user.name, verdict: .digestOK)
+        } catch {
+            return error.outcome
+        }
+    }
+
+    // MARK: - 1. Parse
+
     /// Parameters RFC 7616 §3.4 sends as quoted-strings; a token there is a client bug worth a 400.
     private static let quotedDigestParameters: Set<String> = ["username", "realm", "nonce", "uri", "response", "cnonce", "opaque"]
 
-    /// Verifies `Authorization: Digest …` (RFC 7616, with RFC 2069 compatibility when no qop is offered).
-    ///
-    /// The checks run in an order that keeps the verdicts honest: syntax (400) first, then which challenge
-    /// the client answers, then the response itself, and only a correct response can be told its nonce is
-    /// stale. A wrong password therefore never sees `stale=true`.
-    mutating func verifyDigest(
-        _ credentials: AuthHeaderValue, request: Request, now: Date, presented: inout PresentedCredentials
-    ) -> AuthOutcome {
+    /// Step 1: the field as Digest credentials that name this request. Every fault here is a 400.
+    static func parseDigest(_ field: String, target: String, presented: inout PresentedCredentials) throws(AuthRefusal) -> DigestCredentials {
+        let params = try digestParameters(field)
+        presented.params = params.mapValues(\.value)
+        for name in ["realm", "nonce", "uri", "response"] where params[name] == nil {
+            throw .badRequest(.digestMalformed, "missing parameter '\(name)'")
+        }
+        for (name, parameter) in params where quotedDigestParameters.contains(name) && !parameter.quoted {
+            throw .badRequest(.digestMalformed, "parameter '\(name)' must be a quoted-string (RFC 7616 §3.4)")
+        }
+        let claimedUser = try digestUsername(params)
+        presented.user = claimedUser
+        let credentials = DigestCredentials(
+            params: params, claimedUser: claimedUser, realm: params["realm"]!.value, nonce: params["nonce"]!.value,
+            uri: params["uri"]!.value, response: params["response"]!.value.lowercased(), qop: try digestQOP(params),
+            algorithmToken: params["algorithm"]?.value ?? "MD5"
+        )
+        guard sameResource(credentials.uri, target) else {
+            throw .badRequest(.digestURIMismatch, "uri \"\(credentials.uri)\" differs from the request target \"\(target)\" (RFC 7616 §3.4.6)")
+        }
+        return credentials
+    }
+
+    /// The auth-params of the field, by lower-cased name, each at most once.
+    private static func digestParameters(_ field: String) throws(AuthRefusal) -> [String: AuthParameter] {
+        let credentials: AuthHeaderValue
+        do throws(AuthSyntaxError) {
+            credentials = try AuthHeader.parseCredentials(field)
+        } catch {
+            throw AuthRefusal(outcome: .unparseable(error.reason))
+        }
         guard credentials.token68 == nil else {
-            return .badRequest(.digestMalformed, "Digest credentials must be a parameter list, not a single token")
+            throw .badRequest(.digestMalformed, "Digest credentials must be a parameter list, not a single token")
         }
         var params: [String: AuthParameter] = [:]
         for parameter in credentials.parameters {
             let name = parameter.name.lowercased()
-            guard params[name] == nil else {
-                return .badRequest(.digestMalformed, "parameter '\(name)' appears more than once")
-            }
+            guard params[name] == nil else { throw .badRequest(.digestMalformed, "parameter '\(name)' appears more than once") }
             params[name] = parameter
         }
-        presented.params = params.mapValues(\.value)
+        return params
+    }
 
-        for name in ["realm", "nonce", "uri", "response"] where params[name] == nil {
-            return .badRequest(.digestMalformed, "missing parameter '\(name)'")
-        }
-        for (name, parameter) in params where Self.quotedDigestParameters.contains(name) && !parameter.quoted {
-            return .badRequest(.digestMalformed, "parameter '\(name)' must be a quoted-string (RFC 7616 §3.4)")
-        }
-        let claimedUser: String
+    /// `username`, or `username*` (RFC 8187) decoded: exactly one of them.
+    private static func digestUsername(_ params: [String: AuthParameter]) throws(AuthRefusal) -> String {
         switch (params["username"], params["username*"]) {
         case (.some(let plain), .none):
-            claimedUser = plain.value
+            return plain.value
         case (.none, .some(let extended)):
             guard params["userhash"]?.value.lowercased() != "true" else {
-                return .badRequest(.digestMalformed, "username* cannot be combined with userhash=true (RFC 7616 §3.4.4)")
+                throw .badRequest(.digestMalformed, "username* cannot be combined with userhash=true (RFC 7616 §3.4.4)")
             }
-            guard !extended.quoted, let decoded = Self.decodeExtendedValue(extended.value) else {
-                return .badRequest(.digestMalformed, "username* is not an RFC 8187 ext-value (UTF-8''percent-encoded)")
+            guard !extended.quoted, let decoded = decodeExtendedValue(extended.value) else {
+                throw .badRequest(.digestMalformed, "username* is not an RFC 8187 ext-value (UTF-8''percent-encoded)")
             }
-            claimedUser = decoded
+            return decoded
         case (.some, .some):
-            return .badRequest(.digestMalformed, "both username and username* were sent; RFC 7616 §3.4.4 allows one")
+            throw .badRequest(.digestMalformed, "both username and username* were sent; RFC 7616 §3.4.4 allows one")
         case (.none, .none):
-            return .badRequest(.digestMalformed, "missing parameter 'username'")
+            throw .badRequest(.digestMalformed, "missing parameter 'username'")
         }
-        presented.user = claimedUser
+    }
 
-        let realm = params["realm"]!.value
-        let nonce = params["nonce"]!.value
-        let uri = params["uri"]!.value
-        let response = params["response"]!.value.lowercased()
-        let qopToken = params["qop"]?.value
-        var qop: DigestQOP?
-        if let qopToken {
-            guard let parsed = DigestQOP(rawValue: qopToken.lowercased()) else {
-                return .badRequest(.digestMalformed, "qop '\(qopToken)' is neither auth nor auth-int")
-            }
-            qop = parsed
-            guard params["cnonce"] != nil else { return .badRequest(.digestMalformed, "qop is present but cnonce is missing") }
-            guard let nc = params["nc"]?.value else { return .badRequest(.digestMalformed, "qop is present but nc is missing") }
-            guard nc.utf8.count == 8, nc.utf8.allSatisfy(\.isHexDigit) else {
-                return .badRequest(.digestMalformed, "nc '\(nc)' is not 8 hexadecimal digits")
-            }
+    /// The qop used, if any, with the cnonce and nc it requires.
+    private static func digestQOP(_ params: [String: AuthParameter]) throws(AuthRefusal) -> DigestQOP? {
+        guard let qopToken = params["qop"]?.value else { return nil }
+        guard let qop = DigestQOP(rawValue: qopToken.lowercased()) else {
+            throw .badRequest(.digestMalformed, "qop '\(qopToken)' is neither auth nor auth-int")
         }
+        guard params["cnonce"] != nil else { throw .badRequest(.digestMalformed, "qop is present but cnonce is missing") }
+        guard let nc = params["nc"]?.value else { throw .badRequest(.digestMalformed, "qop is present but nc is missing") }
+        guard nc.utf8.count == 8, nc.utf8.allSatisfy(\.isHexDigit) else {
+            throw .badRequest(.digestMalformed, "nc '\(nc)' is not 8 hexadecimal digits")
+        }
+        return qop
+    }
 
-        guard Self.sameResource(uri, request.target) else {
-            return .badRequest(
-                .digestURIMismatch, "uri \"\(uri)\" differs from the request target \"\(request.target)\" (RFC 7616 §3.4.6)"
-            )
-        }
-        guard realm == scenario.realm else {
-            return .challenge(.digestWrongRealm, "realm \"\(realm)\" is not this scenario's realm \"\(scenario.realm)\"")
-        }
+    // MARK: - 2. Match the challenge
 
+    /// Step 2: the challenge the credentials answer: this realm, an algorithm offered, a nonce this
+    /// server issued for that algorithm's challenge, and that challenge's qop and opaque.
+    func matchDigestChallenge(_ credentials: DigestCredentials) throws(AuthRefusal) -> AnsweredDigestChallenge {
+        guard credentials.realm == scenario.realm else {
+            throw .challenge(.digestWrongRealm, "realm \"\(credentials.realm)\" is not this scenario's realm \"\(scenario.realm)\"")
+        }
         let offered: [(index: Int, challenge: DigestChallenge)] = scenario.challenges.enumerated().compactMap {
             if case .digest(let digest) = $0.element { return ($0.offset, digest) }
             return nil
         }
-        let algorithmToken = params["algorithm"]?.value ?? "MD5"
-        guard let algorithm = DigestAlgorithm(token: algorithmToken),
+        guard let algorithm = DigestAlgorithm(token: credentials.algorithmToken),
             offered.contains(where: { $0.challenge.effectiveAlgorithm == algorithm })
         else {
             let list = offered.map(\.challenge.effectiveAlgorithm.token).joined(separator: ", ")
-            return .challenge(.digestAlgorithmNotOffered, "algorithm \(algorithmToken) was not offered (offered: \(list))")
+            throw .challenge(.digestAlgorithmNotOffered, "algorithm \(credentials.algorithmToken) was not offered (offered: \(list))")
         }
-
-        guard let issued = minter.decode(nonce) else {
-            return .challenge(.digestUnknownNonce, "the nonce was not issued by this server")
+        guard let issued = minter.decode(credentials.nonce) else {
+            throw .challenge(.digestUnknownNonce, "the nonce was not issued by this server")
         }
         guard let answered = offered.first(where: { $0.index == issued.challengeIndex }),
             answered.challenge.effectiveAlgorithm == algorithm
         else {
             let issuedFor = offered.first { $0.index == issued.challengeIndex }?.challenge.effectiveAlgorithm.token ?? "another challenge"
-            return .challenge(
-                .digestNonceAlgorithmMismatch,
-                "the nonce belongs to the \(issuedFor) challenge but the client used algorithm \(algorithm.token)"
+            throw .challenge(
+                .digestNonceAlgorithmMismatch, "the nonce belongs to the \(issuedFor) challenge but the client used algorithm \(algorithm.token)"
             )
         }
-        let challenge = answered.challenge
+        try Self.checkDigestQOP(credentials.qop, offered: answered.challenge.qop)
+        if let expectedOpaque = opaques[answered.index], credentials.params["opaque"]?.value != expectedOpaque {
+            let sent = credentials.params["opaque"].map { "\"\($0.value)\"" } ?? "none"
+            throw .challenge(.digestOpaqueMismatch, "opaque \(sent) does not echo the challenge's opaque")
+        }
+        return AnsweredDigestChallenge(index: answered.index, challenge: answered.challenge, algorithm: algorithm)
+    }
 
-        switch (qop, challenge.qop.isEmpty) {
+    /// A qop when the challenge offered some, one of those; none in RFC 2069 mode.
+    private static func checkDigestQOP(_ qop: DigestQOP?, offered: [DigestQOP]) throws(AuthRefusal) {
+        switch (qop, offered.isEmpty) {
         case (nil, false):
-            return .challenge(.digestQOPMissing, "qop was offered (\(challenge.qop.map(\.rawValue).joined(separator: ", "))) but the client sent none")
+            throw .challenge(.digestQOPMissing, "qop was offered (\(offered.map(\.rawValue).joined(separator: ", "))) but the client sent none")
         case (.some(let used), true):
-            return .challenge(.digestQOPNotOffered, "qop=\(used.rawValue) was sent but the challenge offered no qop (RFC 2069 mode)")
-        case (.some(let used), false) where !challenge.qop.contains(used):
-            return .challenge(.digestQOPNotOffered, "qop=\(used.rawValue) was not offered")
+            throw .challenge(.digestQOPNotOffered, "qop=\(used.rawValue) was sent but the challenge offered no qop (RFC 2069 mode)")
+        case (.some(let used), false) where !offered.contains(used):
+            throw .challenge(.digestQOPNotOffered, "qop=\(used.rawValue) was not offered")
         default:
-            break
+            return
         }
+    }
 
-        if let expectedOpaque = opaques[answered.index], params["opaque"]?.value != expectedOpaque {
-            let sent = params["opaque"].map { "\"\($0.value)\"" } ?? "none"
-            return .challenge(.digestOpaqueMismatch, "opaque \(sent) does not echo the challenge's opaque")
-        }
+    // MARK: - 3. Find the user
 
-        let usesUserhash = params["userhash"]?.value.lowercased() == "true"
+    /// Step 3: the scenario's user the credentials name, by name or by userhash (when offered).
+    func findDigestUser(
+        _ credentials: DigestCredentials, answered: AnsweredDigestChallenge, presented: inout PresentedCredentials
+    ) throws(AuthRefusal) -> User {
+        let claimed = credentials.claimedUser
         let user: User?
-        if usesUserhash {
-            guard challenge.userhash else {
-                return .challenge(.digestUserhashNotOffered, "userhash=true was sent but the challenge did not offer userhash")
+        if credentials.usesUserhash {
+            guard answered.challenge.userhash else {
+                throw .challenge(.digestUserhashNotOffered, "userhash=true was sent but the challenge did not offer userhash")
             }
-            user = state.users.first {
-                constantTimeEquals(Array(algorithm.userhash(username: $0.user.name, realm: realm).utf8), Array(claimedUser.lowercased().utf8))
+            user = scenarioState.users.first {
+                constantTimeEquals(Array(answered.algorithm.userhash(username: $0.user.name, realm: credentials.realm).utf8), Array(claimed.lowercased().utf8))
             }.map(\.user)
-            presented.user = user?.name ?? claimedUser
+            presented.user = user?.name ?? claimed
         } else {
-            user = state.users.first { $0.user.name == claimedUser }?.user
+            user = scenarioState.users.first { $0.user.name == claimed }?.user
         }
-        guard let user else {
-            if usesUserhash, let (other, match) = Self.substitutedUserhash(claimedUser, realm: realm, users: state.users.map(\.user), announced: algorithm) {
-                presented.user = match.name
-                return .challenge(
-                    .digestAlgorithmSubstituted,
-                    "the userhash is \(match.name)'s computed with \(other.token), but the client announced algorithm=\(algorithm.token)"
-                )
-            }
-            return .challenge(.digestUnknownUser, usesUserhash ? "the userhash matches no user" : "no user named '\(claimedUser)' in the scenario")
+        if let user { return user }
+        if credentials.usesUserhash,
+            let (other, match) = Self.substitutedUserhash(claimed, realm: credentials.realm, users: scenarioState.users.map(\.user), announced: answered.algorithm)
+        {
+            presented.user = match.name
+            throw .challenge(
+                .digestAlgorithmSubstituted, "the userhash is \(match.name)'s computed with \(other.token), but the client announced algorithm=\(answered.algorithm.token)"
+            )
         }
-
-        var inputs = DigestInputs(
-            algorithm: algorithm, username: user.name, realm: realm, password: user.password, method: request.method, uri: uri,
-            nonce: nonce, qop: qop, nc: params["nc"]?.value ?? "", cnonce: params["cnonce"]?.value ?? "", body: request.body
-        )
-        inputs.use(user)
-        let removed = activeUser(named: user.name) == nil
-        let matchesCurrent = !removed && constantTimeEquals(Array(inputs.response.utf8), Array(response.utf8))
-        guard matchesCurrent else {
-            // A password the user had before a change (or a removed user's last one)?
-            let stale = matchesRetiredPassword(of: user.name) { before in
-                var old = inputs
-                old.use(before)
-                return constantTimeEquals(Array(old.response.utf8), Array(response.utf8))
-            }
-            if stale {
-                return .challenge(.credentialStalePassword, removed ? "'\(user.name)' was removed; these credentials were valid before" : "\(user.name)'s old password, which was changed")
-            }
-            if removed {
-                return .challenge(.digestUnknownUser, "no user named '\(user.name)' in the scenario")
-            }
-            // Only on this failure path: an auth-int response computed over an empty body (curl 7.88 hashes
-            // "" whatever it sends) or with the body left out of A2?
-            if qop == .authInt, !request.body.isEmpty {
-                let ha1 = inputs.ha1
-                let a2s = ["\(inputs.method):\(inputs.uri):\(algorithm.hash([UInt8]()))", "\(inputs.method):\(inputs.uri)"]
-                for a2 in a2s {
-                    let candidate = algorithm.hash("\(ha1):\(nonce):\(inputs.nc):\(inputs.cnonce):auth-int:\(algorithm.hash(a2))")
-                    if constantTimeEquals(Array(candidate.utf8), Array(response.utf8)) {
-                        return .challenge(
-                            .digestAuthIntWithoutBody,
-                            "qop=auth-int was announced, but H(A2) does not cover the \(request.body.count)-byte body the client sent (RFC 7616 §3.4.3)"
-                        )
-                    }
-                }
-            }
-            // Only on this failure path: was the response right under another algorithm's hash?
-            for other in DigestAlgorithm.allCases where other != algorithm {
-                var alternative = inputs
-                alternative.algorithm = other
-                if alternative.response == response {
-                    return .challenge(
-                        .digestAlgorithmSubstituted,
-                        "the response was computed with \(other.token), but the client announced algorithm=\(algorithm.token)"
-                    )
-                }
-            }
-            return .challenge(.digestBadResponse, "the response does not match \(user.name)'s password (wrong password or wrong computation)")
-        }
-
-        // The response is right: only now may the nonce be called stale.
-        guard var record = state.nonces[nonce] else {
-            return .challenge(.digestStaleNonce, "the nonce is no longer remembered (evicted or reset)", stale: true)
-        }
-        if let lifetime = scenario.nonce.lifetime, now.timeIntervalSince(record.issuedAt) > lifetime {
-            let age = Int(now.timeIntervalSince(record.issuedAt))
-            return .challenge(.digestStaleNonce, "the nonce is \(age) s old; its lifetime is \(Self.seconds(lifetime))", stale: true)
-        }
-        if record.uses == 0, record.serial < scenario.nonce.staleFirst {
-            return .challenge(.digestStaleNonce, "nonce.stale-first: the scenario declares the first \(scenario.nonce.staleFirst) nonce(s) stale", stale: true)
-        }
-        if let maxUses = scenario.nonce.maxUses, record.uses >= maxUses {
-            return .challenge(.digestStaleNonce, "the nonce was already used \(record.uses) time(s); it allows \(maxUses)", stale: true)
-        }
-        if qop != nil, scenario.nonce.strictNC {
-            let nc = UInt32(params["nc"]!.value, radix: 16)!
-            guard nc > record.lastNC else {
-                return .challenge(.digestNCReplay, "nc \(params["nc"]!.value) does not exceed the last nc seen for this nonce (\(String(format: "%08x", record.lastNC)))")
-            }
-            record.lastNC = nc
-        }
-        record.uses += 1
-        state.nonces[nonce] = record
-        return .granted(user: user.name, verdict: .digestOK)
+        throw .challenge(.digestUnknownUser, credentials.usesUserhash ? "the userhash matches no user" : "no user named '\(claimed)' in the scenario")
     }
 
     /// The user and algorithm whose userhash matches, when it is not the announced algorithm.
@@ -229,6 +220,97 @@ extension Engine {
         }
         return nil
     }
+
+    // MARK: - 4. Check the response
+
+    /// Step 4: the response is the one the user's current password gives. When it is not, says why as
+    /// closely as it can: an old password, a removed user, a body left out, another algorithm's hash.
+    func checkDigestResponse(
+        _ credentials: DigestCredentials, answered: AnsweredDigestChallenge, user: User, request: Request
+    ) throws(AuthRefusal) {
+        var inputs = DigestInputs(
+            algorithm: answered.algorithm, username: user.name, realm: credentials.realm, password: user.password, method: request.method,
+            uri: credentials.uri, nonce: credentials.nonce, qop: credentials.qop, nc: credentials.nc, cnonce: credentials.cnonce,
+            body: request.body
+        )
+        inputs.use(user)
+        let removed = activeUser(named: user.name) == nil
+        let response = credentials.response
+        let matchesCurrent = !removed && constantTimeEquals(Array(inputs.response.utf8), Array(response.utf8))
+        if matchesCurrent { return }
+        // A password the user had before a change (or a removed user's last one)?
+        let stale = matchesRetiredPassword(of: user.name) { before in
+            var old = inputs
+            old.use(before)
+            return constantTimeEquals(Array(old.response.utf8), Array(response.utf8))
+        }
+        if stale {
+            throw .challenge(.credentialStalePassword, removed ? "'\(user.name)' was removed; these credentials were valid before" : "\(user.name)'s old password, which was changed")
+        }
+        if removed {
+            throw .challenge(.digestUnknownUser, "no user named '\(user.name)' in the scenario")
+        }
+        try Self.diagnoseDigestComputation(inputs, response: response, bodyCount: request.body.count)
+        throw .challenge(.digestBadResponse, "the response does not match \(user.name)'s password (wrong password or wrong computation)")
+    }
+
+    /// Only on the failure path: a right password in a wrong computation. An auth-int response computed
+    /// over an empty body (curl 7.88 hashes "" whatever it sends) or with the body left out of A2, or a
+    /// response right under another algorithm's hash.
+    private static func diagnoseDigestComputation(_ inputs: DigestInputs, response: String, bodyCount: Int) throws(AuthRefusal) {
+        let algorithm = inputs.algorithm
+        if inputs.qop == .authInt, bodyCount > 0 {
+            let ha1 = inputs.ha1
+            let a2s = ["\(inputs.method):\(inputs.uri):\(algorithm.hash([UInt8]()))", "\(inputs.method):\(inputs.uri)"]
+            for a2 in a2s {
+                let candidate = algorithm.hash("\(ha1):\(inputs.nonce):\(inputs.nc):\(inputs.cnonce):auth-int:\(algorithm.hash(a2))")
+                if constantTimeEquals(Array(candidate.utf8), Array(response.utf8)) {
+                    throw .challenge(
+                        .digestAuthIntWithoutBody,
+                        "qop=auth-int was announced, but H(A2) does not cover the \(bodyCount)-byte body the client sent (RFC 7616 §3.4.3)"
+                    )
+                }
+            }
+        }
+        for other in DigestAlgorithm.allCases where other != algorithm {
+            var alternative = inputs
+            alternative.algorithm = other
+            if alternative.response == response {
+                throw .challenge(.digestAlgorithmSubstituted, "the response was computed with \(other.token), but the client announced algorithm=\(algorithm.token)")
+            }
+        }
+    }
+
+    // MARK: - 5. Check the nonce
+
+    /// Step 5, for a correct response only: the nonce is still fresh (remembered, within its lifetime and
+    /// uses, past the scenario's stale-first ones) and the nc moves forward. Counts the use.
+    mutating func useDigestNonce(_ credentials: DigestCredentials, now: Date) throws(AuthRefusal) {
+        guard var record = scenarioState.nonces[credentials.nonce] else {
+            throw .challenge(.digestStaleNonce, "the nonce is no longer remembered (evicted or reset)", stale: true)
+        }
+        if let lifetime = scenario.nonce.lifetime, now.timeIntervalSince(record.issuedAt) > lifetime {
+            let age = Int(now.timeIntervalSince(record.issuedAt))
+            throw .challenge(.digestStaleNonce, "the nonce is \(age) s old; its lifetime is \(Self.seconds(lifetime))", stale: true)
+        }
+        if record.uses == 0, record.serial < scenario.nonce.staleFirst {
+            throw .challenge(.digestStaleNonce, "nonce.stale-first: the scenario declares the first \(scenario.nonce.staleFirst) nonce(s) stale", stale: true)
+        }
+        if let maxUses = scenario.nonce.maxUses, record.uses >= maxUses {
+            throw .challenge(.digestStaleNonce, "the nonce was already used \(record.uses) time(s); it allows \(maxUses)", stale: true)
+        }
+        if credentials.qop != nil, scenario.nonce.strictNC {
+            let nc = UInt32(credentials.nc, radix: 16)!
+            guard nc > record.lastNC else {
+                throw .challenge(.digestNCReplay, "nc \(credentials.nc) does not exceed the last nc seen for this nonce (\(String(format: "%08x", record.lastNC)))")
+            }
+            record.lastNC = nc
+        }
+        record.uses += 1
+        scenarioState.nonces[credentials.nonce] = record
+    }
+
+    // MARK: - Helpers
 
     /// Whether a Digest `uri` names the request target. Through a proxy the request-target is
     /// absolute-form (`http://host/path`) while clients may put either form in `uri` (RFC 2617 §3.2.2

@@ -1,18 +1,12 @@
 import Foundation
 
-/// Per-connection NTLM state: a handshake in progress, or a connection already authenticated.
-enum NTLMConnectionState: Sendable, Equatable {
-    /// `unicode`: the string encoding the CHALLENGE settled on.
-    case challenged(serverChallenge: [UInt8], negotiate: Bool, unicode: Bool)
-    case authenticated(user: String)
-}
-
 extension Engine {
     /// Handles `Authorization: NTLM …` or `Authorization: Negotiate …` (SPNEGO around NTLM).
     ///
     /// The handshake is bound to the TCP connection, as real servers do: the CHALLENGE is remembered for
-    /// the connection that sent the NEGOTIATE, an AUTHENTICATE on another connection fails
-    /// (`ntlm.connection-changed`), and ``connectionClosed(_:)`` forgets everything about a connection.
+    /// the connection that sent the NEGOTIATE (in ``ConnectionStates``), an AUTHENTICATE on another
+    /// connection fails (`ntlm.connection-changed`), and ``connectionClosed(_:)`` forgets everything about
+    /// a connection.
     mutating func verifyNTLM(
         token text: Substring, negotiate: Bool, options: NTLMChallenge, request: Request, now: Date,
         random: inout some RandomNumberGenerator, presented: inout PresentedCredentials
@@ -21,112 +15,147 @@ extension Engine {
         guard let token = Base64.decodeStrict(text.trimmingOWS().utf8), !token.isEmpty else {
             return .badRequest(.ntlmMalformed, "the \(scheme) token is not valid base64")
         }
-
-        // Unwrap SPNEGO; a raw NTLMSSP token inside Negotiate is accepted too (some clients send that).
-        var ntlmToken = token
-        if negotiate, Array(token.prefix(8)) != NTLMMessage.signature {
-            do throws(NTLMSyntaxError) {
-                switch try SPNEGO.parse(token) {
-                case .initial(let mechTypes, let mechToken):
-                    presented.params = ["mechanisms": mechTypes.map(Self.describeOID).joined(separator: ",")]
-                    guard mechTypes.contains(SPNEGO.ntlmOID) else {
-                        // A server without Kerberos rejects a client that offers nothing else.
-                        let reject = Self.negotiateHeader(SPNEGO.response(.reject, supportedMech: nil, token: nil))
-                        return .continueHandshake(.negotiateKerberosUnsupported, "the client offered only Kerberos, which this server lacks", header: reject)
-                    }
-                    guard mechTypes.first == SPNEGO.ntlmOID, let mechToken else {
-                        // The optimistic token is for another mechanism: ask for NTLM instead.
-                        let ask = Self.negotiateHeader(SPNEGO.response(.acceptIncomplete, supportedMech: SPNEGO.ntlmOID, token: nil))
-                        return .continueHandshake(.negotiateKerberosUnsupported, "the client preferred Kerberos; NTLM was requested instead", header: ask)
-                    }
-                    ntlmToken = mechToken
-                case .response(let responseToken):
-                    guard let responseToken else { return .badRequest(.ntlmMalformed, "the NegTokenResp carries no token") }
-                    ntlmToken = responseToken
-                }
-            } catch {
-                return .badRequest(.ntlmMalformed, "the Negotiate token is not SPNEGO: \(error.reason)")
+        do throws(AuthRefusal) {
+            // A raw NTLMSSP token inside Negotiate is accepted too (some clients send that).
+            let ntlmToken = negotiate && Array(token.prefix(8)) != NTLMMessage.signature
+                ? try Self.unwrapSPNEGO(token, presented: &presented)
+                : token
+            switch try parseNTLM(ntlmToken, on: request.connection.id) {
+            case .negotiate(let flags):
+                return answerNegotiate(
+                    flags: flags, negotiate: negotiate, options: options, connection: request.connection.id, now: now, random: &random,
+                    presented: &presented
+                )
+            case .authenticate(let auth):
+                return try verifyAuthenticate(auth, negotiate: negotiate, options: options, connection: request.connection.id, presented: &presented)
             }
+        } catch {
+            return error.outcome
         }
+    }
 
-        let message: NTLMMessage
+    /// The NTLM token inside a SPNEGO one; refuses Kerberos, which this server lacks.
+    private static func unwrapSPNEGO(_ token: [UInt8], presented: inout PresentedCredentials) throws(AuthRefusal) -> [UInt8] {
+        let parsed: SPNEGO.Token
+        do throws(NTLMSyntaxError) {
+            parsed = try SPNEGO.parse(token)
+        } catch {
+            throw .badRequest(.ntlmMalformed, "the Negotiate token is not SPNEGO: \(error.reason)")
+        }
+        switch parsed {
+        case .initial(let mechTypes, let mechToken):
+            presented.params = ["mechanisms": mechTypes.map(Self.describeOID).joined(separator: ",")]
+            guard mechTypes.contains(SPNEGO.ntlmOID) else {
+                // A server without Kerberos rejects a client that offers nothing else.
+                let reject = negotiateHeader(SPNEGO.response(.reject, supportedMech: nil, token: nil))
+                throw AuthRefusal(outcome: .continueHandshake(.negotiateKerberosUnsupported, "the client offered only Kerberos, which this server lacks", header: reject))
+            }
+            guard mechTypes.first == SPNEGO.ntlmOID, let mechToken else {
+                // The optimistic token is for another mechanism: ask for NTLM instead.
+                let ask = negotiateHeader(SPNEGO.response(.acceptIncomplete, supportedMech: SPNEGO.ntlmOID, token: nil))
+                throw AuthRefusal(outcome: .continueHandshake(.negotiateKerberosUnsupported, "the client preferred Kerberos; NTLM was requested instead", header: ask))
+            }
+            return mechToken
+        case .response(let responseToken):
+            guard let responseToken else { throw .badRequest(.ntlmMalformed, "the NegTokenResp carries no token") }
+            return responseToken
+        }
+    }
+
+    /// The NTLM message, its strings read in the encoding the connection's CHALLENGE settled on.
+    private func parseNTLM(_ token: [UInt8], on connection: UInt64) throws(AuthRefusal) -> NTLMMessage {
         do throws(NTLMSyntaxError) {
             var negotiated: Bool?
-            if case .challenged(_, _, let unicode)? = state.ntlm[request.connection.id] { negotiated = unicode }
-            message = try NTLMMessage.parse(ntlmToken, unicode: negotiated)
+            if case .challenged(_, _, let unicode)? = connections[ntlm: connection] { negotiated = unicode }
+            return try NTLMMessage.parse(token, unicode: negotiated)
         } catch {
-            return .badRequest(.ntlmMalformed, "bad NTLM message: \(error.reason)")
+            throw .badRequest(.ntlmMalformed, "bad NTLM message: \(error.reason)")
         }
+    }
 
-        switch message {
-        case .negotiate(let flags):
-            presented.params = (presented.params ?? [:]).merging(["message": "NEGOTIATE", "flags": String(format: "%08x", flags)]) { $1 }
-            let serverChallenge = options.serverChallenge ?? random.bytes(8)
-            let challenge = NTLMMessage.challenge(
-                serverChallenge: serverChallenge, clientFlags: flags, domain: options.domain, server: options.server,
-                targetInfo: options.targetInfo, timestamp: NTLMMessage.fileTime(unixSeconds: now.timeIntervalSince1970)
-            )
-            remember(
-                request.connection.id,
-                .challenged(serverChallenge: serverChallenge, negotiate: negotiate, unicode: NTLMMessage.negotiatesUnicode(clientFlags: flags))
-            )
-            state.recentNTLMChallenges.append(IssuedNTLMChallenge(connection: request.connection.id, serverChallenge: serverChallenge))
-            if state.recentNTLMChallenges.count > 64 { state.recentNTLMChallenges.removeFirst() }
-            let header = negotiate
-                ? Self.negotiateHeader(SPNEGO.response(.acceptIncomplete, supportedMech: SPNEGO.ntlmOID, token: challenge))
-                : "NTLM " + Base64.encode(challenge)
-            return .continueHandshake(.ntlmNegotiate, "NEGOTIATE received; CHALLENGE sent on connection \(request.connection.id)", header: header)
+    /// A NEGOTIATE: answers with a CHALLENGE, remembered for this connection.
+    private mutating func answerNegotiate(
+        flags: UInt32, negotiate: Bool, options: NTLMChallenge, connection: UInt64, now: Date, random: inout some RandomNumberGenerator,
+        presented: inout PresentedCredentials
+    ) -> AuthOutcome {
+        presented.params = (presented.params ?? [:]).merging(["message": "NEGOTIATE", "flags": String(format: "%08x", flags)]) { $1 }
+        let serverChallenge = options.serverChallenge ?? random.bytes(8)
+        let challenge = NTLMMessage.challenge(
+            serverChallenge: serverChallenge, clientFlags: flags, domain: options.domain, server: options.server,
+            targetInfo: options.targetInfo, timestamp: NTLMMessage.fileTime(unixSeconds: now.timeIntervalSince1970)
+        )
+        connections.remember(
+            connection, .challenged(serverChallenge: serverChallenge, negotiate: negotiate, unicode: NTLMMessage.negotiatesUnicode(clientFlags: flags))
+        )
+        connections.issued(IssuedNTLMChallenge(connection: connection, serverChallenge: serverChallenge))
+        let header = negotiate
+            ? Self.negotiateHeader(SPNEGO.response(.acceptIncomplete, supportedMech: SPNEGO.ntlmOID, token: challenge))
+            : "NTLM " + Base64.encode(challenge)
+        return .continueHandshake(.ntlmNegotiate, "NEGOTIATE received; CHALLENGE sent on connection \(connection)", header: header)
+    }
 
-        case .authenticate(let auth):
-            presented.user = auth.user
-            presented.params = (presented.params ?? [:]).merging([
-                "message": "AUTHENTICATE", "domain": auth.domain, "workstation": auth.workstation, "flags": String(format: "%08x", auth.flags),
-                "version": auth.ntResponse.count > 24 ? "NTLMv2" : auth.ntResponse.count == 24 ? "NTLMv1" : "anonymous",
-            ]) { $1 }
-            if case .challenged(_, let wasNegotiate, _) = state.ntlm[request.connection.id], wasNegotiate != negotiate {
-                state.ntlm[request.connection.id] = nil
-                return .challenge(.ntlmNoChallenge, "the CHALLENGE was sent for \(wasNegotiate ? "Negotiate" : "NTLM"), the AUTHENTICATE came as \(scheme)")
-            }
-            guard case .challenged(let serverChallenge, _, _) = state.ntlm[request.connection.id] else {
-                let other = state.recentNTLMChallenges.first { $0.connection != request.connection.id && verifies(auth, serverChallenge: $0.serverChallenge) != nil }
-                if let other {
-                    return .challenge(.ntlmConnectionChanged, "the AUTHENTICATE answers the CHALLENGE sent on connection \(other.connection), not on this one (\(request.connection.id))")
-                }
-                return .challenge(.ntlmNoChallenge, "AUTHENTICATE without a CHALLENGE on this connection")
-            }
-            state.ntlm[request.connection.id] = nil
-            guard !auth.user.isEmpty, !auth.ntResponse.isEmpty else {
-                return .challenge(.ntlmAnonymous, "anonymous NTLM (no user or no response) is not accepted")
-            }
-            let isV1 = auth.ntResponse.count == 24
-            if isV1, !options.allowV1 {
-                return .challenge(.ntlmV1Refused, "the client answered with NTLMv1\(auth.flags & NTLMMessage.Flags.extendedSessionSecurity != 0 ? " (NTLM2 session response)" : ""); this scenario accepts NTLMv2 only")
-            }
-            guard let user = state.users.first(where: { $0.user.name.lowercased() == auth.user.lowercased() }) else {
-                return .challenge(.ntlmUnknownUser, "no user named '\(auth.user)' in the scenario")
-            }
-            presented.user = user.user.name
-            guard !user.removed, user.user.knowsPassword, let version = verifies(auth, serverChallenge: serverChallenge, password: user.user.password) else {
-                let stale = matchesRetiredPassword(of: user.user.name) {
-                    $0.knowsPassword && verifies(auth, serverChallenge: serverChallenge, password: $0.password) != nil
-                }
-                if stale {
-                    return .challenge(.credentialStalePassword, user.removed ? "'\(user.user.name)' was removed; these credentials were valid before" : "\(user.user.name)'s old password, which was changed")
-                }
-                return .challenge(.ntlmWrongPassword, "the response does not match \(user.user.name)'s password")
-            }
-            if let expected = user.user.domain, expected.lowercased() != auth.domain.lowercased() {
-                return .challenge(.ntlmWrongDomain, "the client sent domain '\(auth.domain)'; \(user.user.name)'s domain is '\(expected)'")
-            }
-            remember(request.connection.id, .authenticated(user: user.user.name))
-            let headers = negotiate ? [HeaderField(role.challengeHeader, Self.negotiateHeader(SPNEGO.response(.acceptCompleted, supportedMech: nil, token: nil)))] : []
-            return .granted(user: user.user.name, verdict: .ntlmOK, detail: "authenticated as \(user.user.name) with \(version)", headers: headers)
+    /// An AUTHENTICATE: it must answer this connection's CHALLENGE, with a known user's password.
+    private mutating func verifyAuthenticate(
+        _ auth: NTLMAuthenticate, negotiate: Bool, options: NTLMChallenge, connection: UInt64, presented: inout PresentedCredentials
+    ) throws(AuthRefusal) -> AuthOutcome {
+        presented.user = auth.user
+        presented.params = (presented.params ?? [:]).merging([
+            "message": "AUTHENTICATE", "domain": auth.domain, "workstation": auth.workstation, "flags": String(format: "%08x", auth.flags),
+            "version": auth.ntResponse.count > 24 ? "NTLMv2" : auth.ntResponse.count == 24 ? "NTLMv1" : "anonymous",
+        ]) { $1 }
+        let serverChallenge = try challengeAnswered(by: auth, negotiate: negotiate, on: connection)
+        guard !auth.user.isEmpty, !auth.ntResponse.isEmpty else {
+            throw .challenge(.ntlmAnonymous, "anonymous NTLM (no user or no response) is not accepted")
         }
+        let isV1 = auth.ntResponse.count == 24
+        if isV1, !options.allowV1 {
+            throw .challenge(.ntlmV1Refused, "the client answered with NTLMv1\(auth.flags & NTLMMessage.Flags.extendedSessionSecurity != 0 ? " (NTLM2 session response)" : ""); this scenario accepts NTLMv2 only")
+        }
+        guard let user = scenarioState.users.first(where: { $0.user.name.lowercased() == auth.user.lowercased() }) else {
+            throw .challenge(.ntlmUnknownUser, "no user named '\(auth.user)' in the scenario")
+        }
+        presented.user = user.user.name
+        guard !user.removed, user.user.knowsPassword, let version = verifies(auth, serverChallenge: serverChallenge, password: user.user.password) else {
+            let stale = matchesRetiredPassword(of: user.user.name) {
+                $0.knowsPassword && verifies(auth, serverChallenge: serverChallenge, password: $0.password) != nil
+            }
+            if stale {
+                throw .challenge(.credentialStalePassword, user.removed ? "'\(user.user.name)' was removed; these credentials were valid before" : "\(user.user.name)'s old password, which was changed")
+            }
+            throw .challenge(.ntlmWrongPassword, "the response does not match \(user.user.name)'s password")
+        }
+        if let expected = user.user.domain, expected.lowercased() != auth.domain.lowercased() {
+            throw .challenge(.ntlmWrongDomain, "the client sent domain '\(auth.domain)'; \(user.user.name)'s domain is '\(expected)'")
+        }
+        connections.remember(connection, .authenticated(user: user.user.name))
+        let headers = negotiate ? [HeaderField(role.challengeHeader, Self.negotiateHeader(SPNEGO.response(.acceptCompleted, supportedMech: nil, token: nil)))] : []
+        return .granted(user: user.user.name, verdict: .ntlmOK, detail: "authenticated as \(user.user.name) with \(version)", headers: headers)
+    }
+
+    /// The server challenge of the CHALLENGE this connection was sent for the same scheme; the handshake
+    /// ends here, answered or not. Names an AUTHENTICATE that answers another connection's CHALLENGE.
+    private mutating func challengeAnswered(
+        by auth: NTLMAuthenticate, negotiate: Bool, on connection: UInt64
+    ) throws(AuthRefusal) -> [UInt8] {
+        if case .challenged(_, let wasNegotiate, _) = connections[ntlm: connection], wasNegotiate != negotiate {
+            connections.endHandshake(on: connection)
+            let scheme = negotiate ? "Negotiate" : "NTLM"
+            throw .challenge(.ntlmNoChallenge, "the CHALLENGE was sent for \(wasNegotiate ? "Negotiate" : "NTLM"), the AUTHENTICATE came as \(scheme)")
+        }
+        guard case .challenged(let serverChallenge, _, _) = connections[ntlm: connection] else {
+            let other = connections.recentNTLMChallenges.first { $0.connection != connection && verifies(auth, serverChallenge: $0.serverChallenge) != nil }
+            if let other {
+                throw .challenge(.ntlmConnectionChanged, "the AUTHENTICATE answers the CHALLENGE sent on connection \(other.connection), not on this one (\(connection))")
+            }
+            throw .challenge(.ntlmNoChallenge, "AUTHENTICATE without a CHALLENGE on this connection")
+        }
+        connections.endHandshake(on: connection)
+        return serverChallenge
     }
 
     /// Which NTLM variant the AUTHENTICATE proves the password with, or nil when it does not.
     func verifies(_ auth: NTLMAuthenticate, serverChallenge: [UInt8], password: String? = nil) -> String? {
-        let candidates = password.map { [$0] } ?? state.users.filter { $0.user.name.lowercased() == auth.user.lowercased() && $0.user.knowsPassword }.map(\.user.password)
+        let candidates = password.map { [$0] } ?? scenarioState.users.filter { $0.user.name.lowercased() == auth.user.lowercased() && $0.user.knowsPassword }.map(\.user.password)
         for password in candidates {
             if auth.ntResponse.count > 24 {
                 let key = NTLMCrypto.ntowfv2(password: password, user: auth.user, domain: auth.domain)
@@ -144,23 +173,14 @@ extension Engine {
         return nil
     }
 
-    /// Remembers a connection's NTLM state, bounded so an engine never told of closes cannot grow forever.
-    private mutating func remember(_ connection: UInt64, _ value: NTLMConnectionState) {
-        if state.ntlm[connection] == nil, state.ntlm.count >= 10_000, let oldest = state.ntlm.keys.min() {
-            state.ntlm[oldest] = nil
-        }
-        state.ntlm[connection] = value
-    }
-
     /// Forgets everything about a closed connection (an NTLM handshake in progress or done).
     public mutating func connectionClosed(_ connection: UInt64) {
-        state.ntlm[connection] = nil
+        connections.closed(connection)
     }
 
     /// The user a connection authenticated as with NTLM, if any.
     func ntlmUser(on connection: UInt64) -> String? {
-        if case .authenticated(let user) = state.ntlm[connection] { return user }
-        return nil
+        connections.user(on: connection)
     }
 
     static func negotiateHeader(_ token: [UInt8]) -> String {

@@ -6,7 +6,7 @@ extension Engine {
         let endpoint = String(request.path.dropFirst(Self.controlPrefix.count))
         if endpoint == "users" || endpoint.hasPrefix("users/") {
             // Steps that came due while no request arrived apply first, so the answer is current.
-            if state.startedAt == nil { state.startedAt = now }
+            if scenarioState.startedAt == nil { scenarioState.startedAt = now }
             let due = applyStepsBeforeRequest(now: now)
             var exchange = usersControl(request, name: endpoint == "users" ? nil : String(endpoint.dropFirst("users/".count)), now: now)
             exchange.events = due + exchange.events
@@ -15,13 +15,13 @@ extension Engine {
         switch endpoint {
         case "tls":
             guard request.method == "GET" else { return Exchange(response: Self.methodNotAllowed(allow: "GET")) }
-            guard let description = state.tlsDescription else {
+            guard let description = scenarioState.tlsDescription else {
                 return Exchange(response: Self.plain(status: 404, "404 Not Found: this scenario serves no TLS\n"))
             }
             return Exchange(response: Response(status: 200, headers: [HeaderField("Content-Type", "application/json")], body: description))
         case "tls/rotate":
             guard request.method == "POST" else { return Exchange(response: Self.methodNotAllowed(allow: "POST")) }
-            guard state.tlsDescription != nil else {
+            guard scenarioState.tlsDescription != nil else {
                 return Exchange(response: Self.plain(status: 404, "404 Not Found: this scenario serves no TLS\n"))
             }
             let keepKey = Self.queryItem("keep-key", in: request.target).map { $0 != "false" } ?? (scenario.tls?.rotateKeepsKey ?? true)
@@ -55,7 +55,7 @@ extension Engine {
 
     /// The retained journal entries newer than `since`.
     public func journalPage(since: Int) -> JournalPage {
-        JournalPage(entries: state.journal.entries.filter { $0.seq > since }, evicted: state.journal.evicted)
+        JournalPage(entries: log.journal.entries.filter { $0.seq > since }, evicted: log.journal.evicted)
     }
 
     /// The body of `GET /_authmock/journal`.

@@ -14,12 +14,12 @@ struct UserRecord: Sendable, Equatable {
 extension Engine {
     /// The user who can authenticate now (not removed), by exact name.
     func activeUser(named name: String) -> User? {
-        state.users.first { $0.user.name == name && !$0.removed }?.user
+        scenarioState.users.first { $0.user.name == name && !$0.removed }?.user
     }
 
     /// Whether `matches` accepts one of the user's retired secrets (or, for a removed user, the last one).
     func matchesRetiredPassword(of name: String, _ matches: (User) -> Bool) -> Bool {
-        guard let record = state.users.first(where: { $0.user.name == name }) else { return false }
+        guard let record = scenarioState.users.first(where: { $0.user.name == name }) else { return false }
         let candidates = record.retired + (record.removed ? [record.user] : [])
         // Check them all, so the time taken does not say which one matched.
         return candidates.reduce(false) { matched, old in matches(old) || matched }
@@ -34,13 +34,13 @@ extension Engine {
     }
 
     func isLocked(_ name: String) -> Bool {
-        state.users.first { $0.user.name == name }?.locked ?? false
+        scenarioState.users.first { $0.user.name == name }?.locked ?? false
     }
 
     /// Applies the steps due before a request is decided: time-based ones and `at-request`.
     mutating func applyStepsBeforeRequest(now: Date) -> [JournalEntry] {
-        let elapsed = now.timeIntervalSince(state.startedAt ?? now)
-        let requests = state.requests
+        let elapsed = now.timeIntervalSince(scenarioState.startedAt ?? now)
+        let requests = scenarioState.requests
         return applySteps(now: now) { trigger in
             switch trigger {
             case .afterTime(let seconds): return elapsed >= seconds
@@ -52,9 +52,9 @@ extension Engine {
 
     /// Counts a success for `name` and applies the `after-successes` steps that became due.
     mutating func recordSuccess(of name: String, now: Date) -> [JournalEntry] {
-        guard let index = state.users.firstIndex(where: { $0.user.name == name }) else { return [] }
-        state.users[index].successes += 1
-        let successes = state.users[index].successes
+        guard let index = scenarioState.users.firstIndex(where: { $0.user.name == name }) else { return [] }
+        scenarioState.users[index].successes += 1
+        let successes = scenarioState.users[index].successes
         return applySteps(now: now, restrictedTo: name) { trigger in
             if case .afterSuccesses(let n) = trigger { return successes >= n }
             return false
@@ -63,10 +63,10 @@ extension Engine {
 
     private mutating func applySteps(now: Date, restrictedTo user: String? = nil, due: (TimelineStep.Trigger) -> Bool) -> [JournalEntry] {
         var entries: [JournalEntry] = []
-        for (index, step) in scenario.timeline.enumerated() where !state.firedSteps.contains(index) {
+        for (index, step) in scenario.timeline.enumerated() where !scenarioState.firedSteps.contains(index) {
             if let user, step.user != user { continue }
             guard due(step.trigger) else { continue }
-            state.firedSteps.insert(index)
+            scenarioState.firedSteps.insert(index)
             if let entry = change(step.user, step.action, reason: "timeline step \(index + 1) (\(Self.describe(step.trigger)))", now: now) {
                 entries.append(entry)
             }
@@ -76,7 +76,7 @@ extension Engine {
 
     /// The users who can authenticate now, with their current passwords (after any change).
     public var currentUsers: [User] {
-        state.users.filter { !$0.removed }.map(\.user)
+        scenarioState.users.filter { !$0.removed }.map(\.user)
     }
 
     /// Changes a user as a timeline step or the control endpoint would, and journals it; nil when there
@@ -87,47 +87,36 @@ extension Engine {
 
     /// Changes a user and journals the change; nil when there is no such user.
     mutating func change(_ name: String, _ action: TimelineStep.Action, reason: String, now: Date) -> JournalEntry? {
-        guard let index = state.users.firstIndex(where: { $0.user.name == name }) else { return nil }
+        guard let index = scenarioState.users.firstIndex(where: { $0.user.name == name }) else { return nil }
         let verdict: Verdict
         let what: String
         switch action {
         case .setPassword(let password):
-            forgetNTLMConnections(of: name)
-            state.users[index].retired.append(state.users[index].user)
-            state.users[index].user.password = password
+            // Connections NTLM authenticated as this user must authenticate again.
+            connections.forget(user: name)
+            scenarioState.users[index].retired.append(scenarioState.users[index].user)
+            scenarioState.users[index].user.password = password
             // A new password is known in clear, whatever the user file held.
-            state.users[index].user.stored = nil
-            state.users[index].user.source = nil
-            state.users[index].removed = false
+            scenarioState.users[index].user.stored = nil
+            scenarioState.users[index].user.source = nil
+            scenarioState.users[index].removed = false
             verdict = .userPasswordChanged
             what = "\(name)'s password changed"
         case .lock:
-            state.users[index].locked = true
+            scenarioState.users[index].locked = true
             verdict = .userLocked
             what = "\(name) is locked: valid credentials now get 403"
         case .unlock:
-            state.users[index].locked = false
+            scenarioState.users[index].locked = false
             verdict = .userUnlocked
             what = "\(name) is unlocked"
         case .remove:
-            forgetNTLMConnections(of: name)
-            state.users[index].removed = true
+            connections.forget(user: name)
+            scenarioState.users[index].removed = true
             verdict = .userRemoved
             what = "\(name) was removed"
         }
-        let entry = JournalEntry(
-            seq: state.nextSeq, time: now, connection: 0, exchange: 0, remote: nil, method: nil, target: nil, version: nil, headers: [],
-            bodyBytes: 0, credentials: PresentedCredentials(header: "", scheme: "", user: name), verdict: verdict,
-            detail: "\(what) (\(reason))", status: 0, challenges: nil, hop: role == .proxy ? "proxy" : nil
-        )
-        state.nextSeq += 1
-        state.journal.append(entry)
-        return entry
-    }
-
-    /// Connections NTLM authenticated as this user must authenticate again after a change.
-    private mutating func forgetNTLMConnections(of name: String) {
-        state.ntlm = state.ntlm.filter { $0.value != .authenticated(user: name) }
+        return append(JournalEntry(userChange: name, time: now, verdict: verdict, detail: "\(what) (\(reason))"))
     }
 
     static func describe(_ trigger: TimelineStep.Trigger) -> String {
@@ -145,11 +134,11 @@ extension Engine {
     mutating func usersControl(_ request: Request, name: String?, now: Date) -> Exchange {
         guard let name else {
             guard request.method == "GET" else { return Exchange(response: Self.methodNotAllowed(allow: "GET")) }
-            return Exchange(response: Self.json(state.users.map(UserStatus.init)))
+            return Exchange(response: Self.json(scenarioState.users.map(UserStatus.init)))
         }
         guard request.method == "POST" else { return Exchange(response: Self.methodNotAllowed(allow: "POST")) }
         let decodedName = name.removingPercentEncoding ?? name
-        guard state.users.contains(where: { $0.user.name == decodedName }) else {
+        guard scenarioState.users.contains(where: { $0.user.name == decodedName }) else {
             return Exchange(response: Self.plain(status: 404, "404 Not Found: no user named '\(decodedName)'\n"))
         }
         guard let change = try? JSONDecoder().decode(UserChange.self, from: Data(request.body)), change.password != nil || change.enabled != nil else {
@@ -161,7 +150,7 @@ extension Engine {
         let reason = "\(request.method) \(request.path)"
         if let password = change.password, let entry = self.change(decodedName, .setPassword(password), reason: reason, now: now) { entries.append(entry) }
         if let enabled = change.enabled, let entry = self.change(decodedName, enabled ? .unlock : .lock, reason: reason, now: now) { entries.append(entry) }
-        let status = state.users.first { $0.user.name == decodedName }.map(UserStatus.init)
+        let status = scenarioState.users.first { $0.user.name == decodedName }.map(UserStatus.init)
         return Exchange(response: Self.json(status), events: entries)
     }
 

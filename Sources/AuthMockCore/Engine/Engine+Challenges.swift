@@ -1,0 +1,96 @@
+import Foundation
+
+extension Engine {
+    /// The opaque value of each Digest challenge that has one, by challenge index: fixed, or drawn once.
+    static func opaques(of scenario: Scenario, random: inout some RandomNumberGenerator) -> [Int: String] {
+        var opaques: [Int: String] = [:]
+        for (index, challenge) in scenario.challenges.enumerated() {
+            guard case .digest(let digest) = challenge else { continue }
+            switch digest.opaque {
+            case .none: break
+            case .fixed(let value): opaques[index] = value
+            case .generated: opaques[index] = Base64.encode(random.bytes(24), urlSafe: true)
+            }
+        }
+        return opaques
+    }
+
+    /// Every challenge that never changes, rendered; nil for Digest's, which carry a fresh nonce.
+    static func fixedChallenges(of scenario: Scenario) -> [String?] {
+        scenario.challenges.map { challenge -> String? in
+            switch challenge {
+            case .basic(let basic):
+                var parameters = [AuthParameter(name: "realm", value: scenario.realm, quoted: true)]
+                if basic.charsetUTF8 { parameters.append(AuthParameter(name: "charset", value: "UTF-8", quoted: true)) }
+                return AuthHeaderValue(scheme: "Basic", parameters: parameters).rendered
+            case .ntlm: return "NTLM"
+            case .negotiate: return "Negotiate"
+            case .custom(let raw): return raw
+            case .digest: return nil
+            }
+        }
+    }
+
+    var basicChallenge: BasicChallenge? {
+        for case .basic(let basic) in scenario.challenges { return basic }
+        return nil
+    }
+
+    var offersDigest: Bool {
+        scenario.challenges.contains { if case .digest = $0 { true } else { false } }
+    }
+
+    /// The challenge's status: the role's, unless the scenario plays a broken proxy that answers 401.
+    var challengeStatus: Int { scenario.unauthorized.status ?? role.challengeStatus }
+    var challengeHeader: String { challengeStatus == 401 ? "WWW-Authenticate" : role.challengeHeader }
+
+    /// A 401 with a fresh set of challenges (fresh nonces for every Digest challenge).
+    mutating func challenge(
+        _ verdict: Verdict, _ detail: String, stale: Bool, now: Date, random: inout some RandomNumberGenerator
+    ) -> Decision {
+        var headers = [HeaderField("Content-Type", scenario.unauthorized.contentType)]
+        if scenario.unauthorized.sendChallenge {
+            let values = renderChallenges(stale: stale, now: now, random: &random)
+            switch scenario.challengeStyle {
+            case .separateFields: headers += values.map { HeaderField(challengeHeader, $0) }
+            case .singleField: headers.append(HeaderField(challengeHeader, values.joined(separator: ", ")))
+            }
+        }
+        var response = Response(status: challengeStatus, headers: headers, body: Array(scenario.unauthorized.body.utf8))
+        response.closeConnection = scenario.unauthorized.close
+        response.chunked = scenario.unauthorized.chunked
+        return Decision(response: response, verdict: verdict, detail: detail)
+    }
+
+    mutating func renderChallenges(stale: Bool, now: Date, random: inout some RandomNumberGenerator) -> [String] {
+        scenario.challenges.enumerated().map { index, challenge in
+            if let fixed = fixedChallenges[index] { return fixed }
+            switch challenge {
+            case .digest(let digest):
+                return renderDigestChallenge(digest, index: index, stale: stale, now: now, random: &random)
+            case .basic, .ntlm, .negotiate, .custom:
+                preconditionFailure("rendered once, in init")
+            }
+        }
+    }
+
+    /// A Digest challenge with a nonce minted now, and remembered.
+    private mutating func renderDigestChallenge(
+        _ digest: DigestChallenge, index: Int, stale: Bool, now: Date, random: inout some RandomNumberGenerator
+    ) -> String {
+        let nonce = minter.mint(at: now, challengeIndex: index, random: &random)
+        scenarioState.nonces.insert(nonce, NonceStore.Record(challengeIndex: index, issuedAt: now, serial: scenarioState.noncesIssued))
+        scenarioState.noncesIssued += 1
+        var parameters = [AuthParameter(name: "realm", value: scenario.realm, quoted: true)]
+        if !digest.qop.isEmpty {
+            parameters.append(AuthParameter(name: "qop", value: digest.qop.map(\.rawValue).joined(separator: ", "), quoted: true))
+        }
+        if let algorithm = digest.algorithm { parameters.append(AuthParameter(name: "algorithm", value: algorithm.token, quoted: false)) }
+        parameters.append(AuthParameter(name: "nonce", value: nonce, quoted: true))
+        if let opaque = opaques[index] { parameters.append(AuthParameter(name: "opaque", value: opaque, quoted: true)) }
+        if digest.charsetUTF8 { parameters.append(AuthParameter(name: "charset", value: "UTF-8", quoted: false)) }
+        if digest.userhash { parameters.append(AuthParameter(name: "userhash", value: "true", quoted: false)) }
+        if stale { parameters.append(AuthParameter(name: "stale", value: "true", quoted: false)) }
+        return AuthHeaderValue(scheme: "Digest", parameters: parameters).rendered
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+
+extension Engine {
+    struct Decision {
+        var response: Response
+        var verdict: Verdict
+        var detail: String?
+        var credentials: PresentedCredentials?
+        /// Set when credentials were accepted (the user's successes count, even for a 403 resource).
+        var authenticatedUser: String?
+    }
+
+    /// What a scheme made of the credentials it was given.
+    enum AuthOutcome: Sendable {
+        case granted(user: String, verdict: Verdict, detail: String? = nil, headers: [HeaderField] = [])
+        case challenge(Verdict, String, stale: Bool = false)
+        /// A 401 carrying only this challenge (the next leg of a multi-leg handshake such as NTLM).
+        case continueHandshake(Verdict, String, header: String)
+        case badRequest(Verdict, String)
+        /// The credentials field is not a list of auth-params at all (Digest): a 400 saying so.
+        case unparseable(String)
+    }
+
+    /// Which resource, whether it needs credentials, and what the credentials field (one at most) proves.
+    mutating func decide(_ request: Request, now: Date, random: inout some RandomNumberGenerator) -> Decision {
+        guard let resource = scenario.resource(forPath: request.path) else {
+            return Decision(
+                response: Self.plain(status: 404, "404 Not Found\n"), verdict: .notFound,
+                detail: "no resource of the scenario matches \(request.path)"
+            )
+        }
+        guard resource.protected else {
+            return Decision(response: grant(resource, user: nil), verdict: .publicResource, detail: nil)
+        }
+
+        let fields = request.headers.values(role.credentialsHeader)
+        if fields.isEmpty, let user = ntlmUser(on: request.connection.id), activeUser(named: user) != nil, !isLocked(user) {
+            return Decision(
+                response: grant(resource, user: user), verdict: .ntlmConnectionAuthenticated,
+                detail: "the connection was authenticated by NTLM as \(user)", authenticatedUser: user
+            )
+        }
+        guard let field = fields.first else {
+            return challenge(.noCredentials, "the request carried no Authorization header", stale: false, now: now, random: &random)
+        }
+        guard fields.count == 1 else {
+            return Decision(
+                response: Self.plain(status: 400, "400 Bad Request: more than one Authorization header\n"),
+                verdict: .duplicateAuthorization, detail: "\(fields.count) Authorization headers; RFC 9110 allows one"
+            )
+        }
+        let (scheme, token) = Self.schemeAndToken(field)
+        guard !scheme.isEmpty else {
+            return Decision(
+                response: Self.plain(status: 400, "400 Bad Request: the Authorization header has no auth-scheme\n"),
+                verdict: .malformedAuthorization, detail: "the Authorization header has no auth-scheme", credentials: nil
+            )
+        }
+        var presented = PresentedCredentials(header: role.credentialsHeader, scheme: scheme)
+        let outcome = verify(field, scheme: scheme, token: token, request: request, now: now, random: &random, presented: &presented)
+        return decision(for: outcome, resource: resource, presented: presented, now: now, random: &random)
+    }
+
+    /// Hands the credentials to their scheme, when the scenario offers it.
+    private mutating func verify(
+        _ field: String, scheme: String, token: Substring, request: Request, now: Date, random: inout some RandomNumberGenerator,
+        presented: inout PresentedCredentials
+    ) -> AuthOutcome {
+        switch scheme.lowercased() {
+        case "basic" where basicChallenge != nil:
+            // Basic is a token68 (RFC 7617): read it directly, so base64 faults are named as such.
+            return verifyBasic(token, options: basicChallenge!, presented: &presented)
+        case "ntlm", "negotiate":
+            let isNegotiate = scheme.lowercased() == "negotiate"
+            guard let options = ntlmOptions(negotiate: isNegotiate) else {
+                return .challenge(.schemeNotOffered, "the client used '\(scheme)', which this scenario does not accept")
+            }
+            return verifyNTLM(
+                token: token, negotiate: isNegotiate, options: options, request: request, now: now, random: &random,
+                presented: &presented
+            )
+        case "digest" where offersDigest:
+            return verifyDigest(field, request: request, now: now, presented: &presented)
+        default:
+            return .challenge(.schemeNotOffered, "the client used '\(scheme)', which this scenario does not accept")
+        }
+    }
+
+    /// The answer to a scheme's outcome: the resource, a challenge, the next leg of a handshake, or a 400.
+    private mutating func decision(
+        for outcome: AuthOutcome, resource: Resource, presented: PresentedCredentials, now: Date,
+        random: inout some RandomNumberGenerator
+    ) -> Decision {
+        switch outcome {
+        case .granted(let user, let verdict, let detail, let headers):
+            guard !isLocked(user) else {
+                return Decision(
+                    response: Self.plain(status: 403, "403 Forbidden: \(user) is locked\n"), verdict: .credentialLocked,
+                    detail: "valid credentials, but \(user) is locked", credentials: presented
+                )
+            }
+            var response = grant(resource, user: user)
+            response.headers += headers
+            return Decision(
+                response: response, verdict: verdict, detail: detail ?? "authenticated as \(user)", credentials: presented,
+                authenticatedUser: user
+            )
+        case .continueHandshake(let verdict, let detail, let header):
+            let response = Response(
+                status: role.challengeStatus,
+                headers: [HeaderField("Content-Type", scenario.unauthorized.contentType), HeaderField(role.challengeHeader, header)],
+                body: Array(scenario.unauthorized.body.utf8)
+            )
+            return Decision(response: response, verdict: verdict, detail: detail, credentials: presented)
+        case .challenge(let verdict, let detail, let stale):
+            var decision = challenge(verdict, detail, stale: stale, now: now, random: &random)
+            decision.credentials = presented
+            return decision
+        case .badRequest(let verdict, let detail):
+            return Decision(
+                response: Self.plain(status: 400, "400 Bad Request: \(detail)\n"), verdict: verdict, detail: detail,
+                credentials: presented
+            )
+        case .unparseable(let reason):
+            return Decision(
+                response: Self.plain(status: 400, "400 Bad Request: malformed Authorization header: \(reason)\n"),
+                verdict: .malformedAuthorization, detail: reason, credentials: presented
+            )
+        }
+    }
+
+    /// The options of the scenario's NTLM (or Negotiate) challenge, if it offers one.
+    private func ntlmOptions(negotiate: Bool) -> NTLMChallenge? {
+        scenario.challenges.lazy.compactMap { challenge -> NTLMChallenge? in
+            switch challenge {
+            case .ntlm(let options) where !negotiate: return options
+            case .negotiate(let options) where negotiate: return options
+            default: return nil
+            }
+        }.first
+    }
+
+    func grant(_ resource: Resource, user: String?) -> Response {
+        var headers = [HeaderField("Content-Type", resource.contentType)]
+        headers += links.isEmpty ? resource.headers : resource.headers.map { HeaderField($0.name, Self.fill($0.value, links)) }
+        return Response(status: resource.status, headers: headers, body: Self.render(resource.body, user: user ?? ""))
+    }
+}
+
+/// What ends a scheme's verification before its last step (a refusal, or the next leg of a handshake):
+/// the outcome the whole verification answers with.
+struct AuthRefusal: Error {
+    var outcome: Engine.AuthOutcome
+
+    static func badRequest(_ verdict: Verdict, _ detail: String) -> AuthRefusal {
+        AuthRefusal(outcome: .badRequest(verdict, detail))
+    }
+
+    static func challenge(_ verdict: Verdict, _ detail: String, stale: Bool = false) -> AuthRefusal {
+        AuthRefusal(outcome: .challenge(verdict, detail, stale: stale))
+    }
+}

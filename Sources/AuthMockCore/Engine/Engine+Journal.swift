@@ -1,0 +1,100 @@
+import Foundation
+
+extension Engine {
+    /// Keeps an entry in the journal. Every entry an engine produces passes here: the log gives it its
+    /// `seq`, and a proxy's engine marks it `hop: proxy`.
+    mutating func append(_ entry: JournalEntry) -> JournalEntry {
+        var entry = entry
+        if role == .proxy { entry.hop = "proxy" }
+        return log.append(entry)
+    }
+
+    /// Journals a decided exchange: with what the request leaked and the fault played on the answer.
+    mutating func record(
+        request: Request, now: Date, credentials: PresentedCredentials?, verdict: Verdict, detail: String?, response: Response
+    ) -> JournalEntry {
+        let challenges = response.headers.values(challengeHeader)
+        var entry = JournalEntry(
+            request: request, connection: request.connection, time: now, verdict: verdict, detail: detail, status: response.status,
+            credentials: credentials, challenges: challenges.isEmpty ? nil : challenges
+        )
+        entry.leaks = Self.leaks(in: request, role: role)
+        entry.fault = response.fault?.journalText
+        return append(entry)
+    }
+
+    /// Records a request the shell refused before it could be handed over whole (unparseable, headers too
+    /// large, body too large), so that no exchange goes unjournaled. The answer closes the connection.
+    public mutating func reject(
+        partial request: Request?, connection: ConnectionInfo, status: Int, verdict: Verdict, detail: String, now: Date
+    ) -> Exchange {
+        let response = Self.plain(status: status, "\(status) \(Self.reason(status)): \(detail)\n", close: true)
+        let entry = append(JournalEntry(request: request, connection: connection, time: now, verdict: verdict, detail: detail, status: status))
+        return Exchange(response: response, entry: entry)
+    }
+
+    /// Records a TLS connection when it closes: its handshake, and whether any request arrived on it.
+    ///
+    /// - Parameters:
+    ///   - failure: why the handshake failed, or nil when it completed.
+    ///   - requests: how many HTTP requests the connection carried.
+    public mutating func recordTLSConnection(
+        _ connection: ConnectionInfo, failure: String?, requests: Int, now: Date
+    ) -> JournalEntry {
+        let verdict: Verdict
+        let detail: String
+        if let failure {
+            verdict = .tlsHandshakeFailed
+            detail = failure
+        } else if requests == 0 {
+            verdict = .tlsNoRequest
+            detail = "the handshake completed, then the client closed without sending a request"
+        } else {
+            verdict = .tlsOK
+            detail = "\(requests) request(s) over \(connection.tls?.version ?? "TLS")"
+        }
+        return append(JournalEntry(connection: connection, time: now, verdict: verdict, detail: detail, requests: requests))
+    }
+
+    /// Records a connection the shell closed at once because it already held `limit` connections.
+    public mutating func recordRefusedConnection(_ connection: ConnectionInfo, limit: Int, now: Date) -> JournalEntry {
+        append(JournalEntry(
+            connection: connection, time: now, verdict: .connectionLimit,
+            detail: "closed at once: the server already holds \(limit) connections (--max-connections)", requests: nil
+        ))
+    }
+
+    /// Appends entries another engine decided (the proxy's) to this journal, and continues the sequence
+    /// after them, so that one journal tells both hops in order. For a shell that keeps two engines
+    /// itself; an ``EnginePair`` needs neither this nor ``continueSequence(at:)``.
+    public mutating func adopt(_ entries: [JournalEntry]) {
+        log.adopt(entries)
+    }
+
+    /// Continues numbering journal entries at `seq` (see ``adopt(_:)``).
+    public mutating func continueSequence(at seq: Int) {
+        log.continueSequence(at: seq)
+    }
+
+    static let credentialHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie"]
+
+    /// Credentials sent to the wrong party: proxy credentials reaching the origin, or origin credentials
+    /// sent to the proxy on CONNECT (where they are never needed and the proxy can read them).
+    static func leaks(in request: Request, role: Role) -> [String]? {
+        var leaks: [String] = []
+        if role == .origin, !request.headers.values("Proxy-Authorization").isEmpty {
+            leaks.append("Proxy-Authorization reached the origin")
+        }
+        if role == .proxy, request.method == "CONNECT", !request.headers.values("Authorization").isEmpty {
+            leaks.append("Authorization (origin credentials) was sent to the proxy on CONNECT")
+        }
+        return leaks.isEmpty ? nil : leaks
+    }
+
+    /// A header as the journal records it, marked when it carries a credential.
+    static func recorded(_ field: HeaderField) -> JournalEntry.RecordedHeader {
+        JournalEntry.RecordedHeader(
+            name: field.name, value: field.value, credential: credentialHeaders.contains(field.name.lowercased()) ? true : nil
+        )
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+
+/// The text of answers: plain bodies, reason phrases, `{user}` and `{name}` templates, scheme names.
+extension Engine {
+    /// A `text/plain` answer.
+    static func plain(status: Int, _ text: String, close: Bool = false) -> Response {
+        Response(
+            status: status, headers: [HeaderField("Content-Type", "text/plain; charset=utf-8")], body: Array(text.utf8),
+            closeConnection: close
+        )
+    }
+
+    /// A credentials field split into its scheme and what follows it: Basic's token68, or NTLM's and
+    /// Negotiate's base64 token (Digest's parameters are parsed from the whole field).
+    static func schemeAndToken(_ field: String) -> (scheme: String, token: Substring) {
+        let scheme = leadingToken(field)
+        let token = Substring(field.utf8.drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }.dropFirst(scheme.utf8.count))
+        return (scheme, token)
+    }
+
+    /// The auth-scheme at the start of a header value; empty when it does not start with a token.
+    package static func leadingToken(_ text: String) -> String {
+        let utf8 = text.utf8
+        let start = utf8.firstIndex { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") } ?? utf8.endIndex
+        let end = utf8[start...].firstIndex { !AuthHeader.isTokenChar($0) } ?? utf8.endIndex
+        return String(text[start..<end].prefix(64))
+    }
+
+    /// A body template with `{user}` replaced, as bytes (on the hot path: no Foundation bridging).
+    static func render(_ template: String, user: String) -> [UInt8] {
+        let placeholder = Array("{user}".utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(template.utf8.count + user.utf8.count)
+        var rest = template.utf8[...]
+        while let brace = rest.firstIndex(of: UInt8(ascii: "{")) {
+            bytes += rest[..<brace]
+            if rest[brace...].starts(with: placeholder) {
+                bytes += user.utf8
+                rest = rest[rest.index(brace, offsetBy: placeholder.count)...]
+            } else {
+                bytes.append(UInt8(ascii: "{"))
+                rest = rest[rest.index(after: brace)...]
+            }
+        }
+        bytes += rest
+        return bytes
+    }
+
+    /// Replaces `{name}` by `values[name]`; unknown names stay as they are.
+    static func fill(_ text: String, _ values: [String: String]) -> String {
+        var result = text
+        for (name, value) in values { result = result.replacingOccurrences(of: "{\(name)}", with: value) }
+        return result
+    }
+
+    /// Reason phrases for the statuses authmock sends.
+    public static func reason(_ status: Int) -> String {
+        switch status {
+        case 200: return "OK"
+        case 301: return "Moved Permanently"
+        case 302: return "Found"
+        case 303: return "See Other"
+        case 307: return "Temporary Redirect"
+        case 308: return "Permanent Redirect"
+        case 204: return "No Content"
+        case 400: return "Bad Request"
+        case 401: return "Unauthorized"
+        case 403: return "Forbidden"
+        case 404: return "Not Found"
+        case 405: return "Method Not Allowed"
+        case 407: return "Proxy Authentication Required"
+        case 413: return "Content Too Large"
+        case 431: return "Request Header Fields Too Large"
+        case 500: return "Internal Server Error"
+        default: return "Status \(status)"
+        }
+    }
+}

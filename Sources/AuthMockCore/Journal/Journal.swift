@@ -1,0 +1,81 @@
+/// The in-memory journal: a ring of the most recent entries.
+///
+/// Memory stays bounded however long the server runs; the `--journal` file keeps everything. `evicted`
+/// counts entries that fell out of the ring, so a reader knows when it missed some.
+public struct Journal: Sendable, Equatable {
+    public private(set) var capacity: Int
+    private var storage: [JournalEntry] = []
+    private var head = 0
+    public private(set) var evicted = 0
+
+    public init(capacity: Int = 10_000) {
+        precondition(capacity > 0, "journal capacity must be positive")
+        self.capacity = capacity
+        storage.reserveCapacity(min(capacity, 1024))
+    }
+
+    public mutating func append(_ entry: JournalEntry) {
+        if storage.count < capacity {
+            storage.append(entry)
+        } else {
+            storage[head] = entry
+            head = (head + 1) % capacity
+            evicted += 1
+        }
+    }
+
+    /// The retained entries, oldest first.
+    public var entries: [JournalEntry] {
+        Array(storage[head...] + storage[..<head])
+    }
+
+    public var count: Int { storage.count }
+
+    public mutating func removeAll() {
+        storage.removeAll(keepingCapacity: true)
+        head = 0
+        evicted = 0
+    }
+}
+
+/// The journal as an engine writes it: the ring of entries, and the number the next entry gets.
+///
+/// ``append(_:)`` is the one place where an entry's `seq` is set. An ``EnginePair`` lends its origin's
+/// log to its proxy's engine for each call, so both hops are numbered in one sequence, in the order the
+/// decisions were made.
+struct JournalLog: Sendable, Equatable {
+    private(set) var journal: Journal
+    /// From 1; keeps counting across resets, so that a journal file never repeats a number.
+    private(set) var nextSeq = 1
+
+    init(capacity: Int) {
+        journal = Journal(capacity: capacity)
+    }
+
+    /// Numbers the entry and keeps it; returns it as kept.
+    mutating func append(_ entry: JournalEntry) -> JournalEntry {
+        var entry = entry
+        entry.seq = nextSeq
+        nextSeq += 1
+        journal.append(entry)
+        return entry
+    }
+
+    /// Keeps entries numbered by another log, and continues the sequence after them.
+    mutating func adopt(_ entries: [JournalEntry]) {
+        for entry in entries {
+            journal.append(entry)
+            nextSeq = max(nextSeq, entry.seq + 1)
+        }
+    }
+
+    /// Continues numbering at `seq`, unless this log is already past it.
+    mutating func continueSequence(at seq: Int) {
+        nextSeq = max(nextSeq, seq)
+    }
+
+    /// Empties the journal; the sequence goes on.
+    mutating func removeAll() {
+        journal.removeAll()
+    }
+}
