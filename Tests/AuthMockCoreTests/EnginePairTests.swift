@@ -70,16 +70,18 @@ struct EnginePairTests {
         #expect(pair.journal.entries == [entry])
     }
 
-    /// With nothing read, the proxy's entry shows an empty method and target, the origin's none, as the
-    /// server journaled them before the pair.
-    @Test func rejectWithoutARequestKeepsEachRolesEntry() throws {
+    /// With nothing read (a header timeout), both roles journal the refusal alike: no method, target or
+    /// version, the connection at the exchange refused; only the proxy's entry says `hop: proxy`.
+    @Test func rejectWithoutARequestIsJournaledAlikeByBothRoles() throws {
         var pair = try pair()
-        let connection = ConnectionInfo(id: 9, exchange: 1, remote: "127.0.0.1:1")
+        let connection = ConnectionInfo(id: 9, exchange: 2, remote: "127.0.0.1:1")
         let origin = try #require(pair.reject(nil, connection: connection, role: .origin, status: 408, verdict: .headerTimeout, detail: "slow", close: true, now: t0).entry)
         let proxy = try #require(pair.reject(nil, connection: connection, role: .proxy, status: 408, verdict: .headerTimeout, detail: "slow", close: true, now: t0).entry)
-        #expect(origin.method == nil && origin.target == nil && origin.version == nil)
-        #expect(proxy.method == "" && proxy.target == "" && proxy.version == "HTTP/1.1")
-        #expect([origin.connection, proxy.connection] == [9, 9])
+        for entry in [origin, proxy] {
+            #expect(entry.method == nil && entry.target == nil && entry.version == nil)
+            #expect(entry.connection == 9 && entry.exchange == 2)
+        }
+        #expect(origin.hop == nil && proxy.hop == "proxy")
     }
 
     /// A reset (by the host, or `POST /_authmock/reset` at the origin) clears the journal and both engines'

@@ -60,28 +60,26 @@ public struct EnginePair: Sendable {
     }
 
     /// Refuses a request that could not be handed over whole (unparseable, too large, a header timeout, a
-    /// proxy target refused) with `status`, and journals it as `role`'s.
+    /// proxy target refused) with `status`, and journals it as `role`'s. Both roles journal it alike.
     ///
     /// - Parameters:
-    ///   - request: the request as far as it was read; nil when not even its head was. The proxy's entry
-    ///     then shows an empty method and target, the origin's none.
-    ///   - connection: the connection it came on. (For the proxy, a request's own connection is used when
-    ///     there is a request.)
+    ///   - request: the request as far as it was read; nil when not even its head was (the entry then has
+    ///     no method, target or version).
+    ///   - connection: the connection it came on, at the exchange being refused.
     ///   - close: whether the answer closes the connection.
     public mutating func reject(
         _ request: Request?, connection: ConnectionInfo, role: Engine.Role, status: Int, verdict: Verdict, detail: String,
         close: Bool, now: Date
     ) -> Exchange {
+        let refuse = { (engine: inout Engine) in
+            engine.reject(partial: request, connection: connection, status: status, verdict: verdict, detail: detail, now: now)
+        }
         var exchange: Exchange
         switch role {
         case .origin:
-            exchange = origin.reject(partial: request, connection: connection, status: status, verdict: verdict, detail: detail, now: now)
+            exchange = refuse(&origin)
         case .proxy:
-            let request = request ?? Request(method: "", target: "", connection: connection)
-            let rejected = onProxy { engine, _ in
-                engine.reject(partial: request, connection: request.connection, status: status, verdict: verdict, detail: detail, now: now)
-            }
-            guard let rejected else { return Self.noProxy }
+            guard let rejected = onProxy({ engine, _ in refuse(&engine) }) else { return Self.noProxy }
             exchange = rejected
         }
         exchange.response.closeConnection = close

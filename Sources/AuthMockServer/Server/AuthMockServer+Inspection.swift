@@ -107,15 +107,7 @@ extension AuthMockServer {
     }
 
     public var stateSizes: StateSizes {
-        let (ntlm, nonces, journal) = engines.read { pair in
-            let (origin, proxy) = (pair.origin, pair.proxy)
-            return
-            (
-                origin.state.ntlmConnections + (proxy?.state.ntlmConnections ?? 0),
-                origin.state.rememberedNonces + (proxy?.state.rememberedNonces ?? 0),
-                origin.state.journal.count
-            )
-        }
+        let (ntlm, nonces, journal) = engines.read { ($0.ntlmConnections, $0.rememberedNonces, $0.journal.count) }
         return StateSizes(
             openConnections: connections.openCount, refusedConnections: connections.refusedCount,
             stalledConnections: connections.stalledCount, ntlmConnections: ntlm, rememberedNonces: nonces, journalEntries: journal
@@ -130,7 +122,7 @@ extension AuthMockServer {
     /// The origin's users as they are now: passwords changed by the timeline or the control endpoint
     /// show their new value; removed users are left out.
     public var users: [User] {
-        engines.read { $0.origin.currentUsers }
+        engines.read { $0.currentUsers }
     }
 
     /// Changes a user of the origin's scenario (new password, lock, unlock, remove) and journals it,

@@ -235,7 +235,7 @@ public final class AuthMockServer: Sendable {
         await connections.quiesce(gracePeriod: configuration.shutdownGracePeriod)
         journalFile?.close()
         tls?.close()
-        logger.info("stopped", metadata: ["exchanges": "\(engines.read { $0.origin.state.nextSeq - 1 })"])
+        logger.info("stopped", metadata: ["exchanges": "\(engines.read { $0.nextSeq - 1 })"])
     }
 }
 
