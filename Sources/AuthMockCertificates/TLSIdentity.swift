@@ -83,28 +83,8 @@ public struct TLSIdentity: Sendable {
             issuer = try Signer.makeRoot(name: "authmock untrusted root", keyType: .ecdsaP256, now: now)
         }
 
-        let leafKey: Certificate.PrivateKey
-        switch (request.kind, request.keyType) {
-        case (.weakKey, _): leafKey = Certificate.PrivateKey(try _RSA.Signing.PrivateKey(unsafeKeySize: .init(bitCount: 1024)))
-        case (_, .rsa2048): leafKey = Certificate.PrivateKey(try _RSA.Signing.PrivateKey(keySize: .bits2048))
-        case (_, .ecdsaP256): leafKey = Certificate.PrivateKey(P256.Signing.PrivateKey())
-        }
-
-        var template = LeafTemplate(hosts: request.hosts, notBefore: now.addingTimeInterval(-3600), notAfter: now.addingTimeInterval(30 * 86400))
-        switch request.kind {
-        case .expired:
-            template.notBefore = now.addingTimeInterval(-30 * 86400)
-            template.notAfter = now.addingTimeInterval(-86400)
-        case .notYetValid:
-            template.notBefore = now.addingTimeInterval(86400)
-            template.notAfter = now.addingTimeInterval(30 * 86400)
-        case .wrongHost:
-            template.hosts = ["wrong.host.invalid", "192.0.2.1"]
-        case .sha1Signature:
-            template.signatureAlgorithm = .sha1WithRSAEncryption
-        default:
-            break
-        }
+        let leafKey = try Self.leafKey(for: request)
+        let template = Self.leafTemplate(for: request, now: now)
 
         let leaf: Certificate
         let signer: Signer?
@@ -133,6 +113,35 @@ public struct TLSIdentity: Sendable {
             }
         }
         return identity
+    }
+
+    /// The leaf's key: the requested type, or a 1024-bit RSA key for the weak-key identity.
+    private static func leafKey(for request: IdentityRequest) throws -> Certificate.PrivateKey {
+        switch (request.kind, request.keyType) {
+        case (.weakKey, _): return Certificate.PrivateKey(try _RSA.Signing.PrivateKey(unsafeKeySize: .init(bitCount: 1024)))
+        case (_, .rsa2048): return Certificate.PrivateKey(try _RSA.Signing.PrivateKey(keySize: .bits2048))
+        case (_, .ecdsaP256): return Certificate.PrivateKey(P256.Signing.PrivateKey())
+        }
+    }
+
+    /// The leaf's names, validity and signature: valid for a month, unless the identity is broken on purpose.
+    private static func leafTemplate(for request: IdentityRequest, now: Date) -> LeafTemplate {
+        var template = LeafTemplate(hosts: request.hosts, notBefore: now.addingTimeInterval(-3600), notAfter: now.addingTimeInterval(30 * 86400))
+        switch request.kind {
+        case .expired:
+            template.notBefore = now.addingTimeInterval(-30 * 86400)
+            template.notAfter = now.addingTimeInterval(-86400)
+        case .notYetValid:
+            template.notBefore = now.addingTimeInterval(86400)
+            template.notAfter = now.addingTimeInterval(30 * 86400)
+        case .wrongHost:
+            template.hosts = ["wrong.host.invalid", "192.0.2.1"]
+        case .sha1Signature:
+            template.signatureAlgorithm = .sha1WithRSAEncryption
+        default:
+            break
+        }
+        return template
     }
 
     /// A new leaf for the same names and issuer: with the same key (public-key pins still match,

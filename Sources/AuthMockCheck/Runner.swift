@@ -115,12 +115,7 @@ public struct CheckRunner: Sendable {
         } catch {
             return Self.errorReport(item, "cannot create \(directory.path): \(error)")
         }
-        let bodySize = definition.request.body?.count ?? 0
-        let configuration = ServerConfiguration(
-            port: 0, maxBodySize: max(1024 * 1024, bodySize + 1024), journalCapacity: Self.journalCapacity, shutdownGracePeriod: .seconds(1),
-            certificatesDirectory: directory.appendingPathComponent("certs").path
-        )
-        let server = AuthMockServer(scenario: item.scenario, configuration: configuration)
+        let server = AuthMockServer(scenario: item.scenario, configuration: Self.serverConfiguration(for: definition, in: directory))
         do {
             try await server.start()
         } catch {
@@ -158,7 +153,25 @@ public struct CheckRunner: Sendable {
             expectations: definition.expectations, authority: inputs.authority,
             bodySHA256: definition.request.body.map(Judge.sha256Hex), timeout: timeout
         )
-        let judgement = judge.judge(journal, outcome: result.outcome)
+        var report = Self.report(item, judgement: judge.judge(journal, outcome: result.outcome), journal: journal, evicted: evicted)
+        report.outcome = result.outcome
+        report.command = command
+        report.stdout = result.stdout
+        report.stderr = result.stderr
+        return report
+    }
+
+    /// A server on a free port whose limits fit the case, its certificates in the case's directory.
+    static func serverConfiguration(for definition: CaseDefinition, in directory: URL) -> ServerConfiguration {
+        let bodySize = definition.request.body?.count ?? 0
+        return ServerConfiguration(
+            port: 0, maxBodySize: max(1024 * 1024, bodySize + 1024), journalCapacity: journalCapacity, shutdownGracePeriod: .seconds(1),
+            certificatesDirectory: directory.appendingPathComponent("certs").path
+        )
+    }
+
+    /// A case's report from the judge's verdict on its journal.
+    static func report(_ item: ConformanceCase, judgement: Judgement, journal: [JournalEntry], evicted: Int) -> CaseReport {
         var report = Self.report(item, verdict: judgement.verdict)
         report.findings = judgement.findings
         if evicted > 0 {
@@ -166,10 +179,6 @@ public struct CheckRunner: Sendable {
         }
         report.observations = judgement.observations
         report.quoted = judgement.quoted.isEmpty ? nil : judgement.quoted
-        report.outcome = result.outcome
-        report.command = command
-        report.stdout = result.stdout
-        report.stderr = result.stderr
         report.journal = journal
         return report
     }
@@ -231,16 +240,7 @@ public struct CheckRunner: Sendable {
             }
         }
         if let tls = server.tls {
-            if definition.give.ca { values["ca_file"] = tls.caFile }
-            switch definition.give.pin {
-            case .none: break
-            case .right: values["pin_sha256"] = tls.pinSHA256
-            case .wrong: values["pin_sha256"] = try TLSIdentity.unrelatedPin()
-            }
-            if definition.give.clientCertificate, let user = values["user"], let files = tls.clientCerts?[user] {
-                values["client_cert"] = files.certFile
-                values["client_key"] = files.keyFile
-            }
+            try Self.addTLSValues(tls, give: definition.give, to: &values)
         }
         if let body = request.body {
             let file = directory.appendingPathComponent("body.bin")
@@ -259,6 +259,20 @@ public struct CheckRunner: Sendable {
 
         let authority = URLComponents(string: values["url"]!).map { "\($0.host ?? ""):\($0.port ?? 0)" } ?? ""
         return Inputs(values: values, given: given, environment: environment, authority: authority)
+    }
+
+    /// The CA file, pin and client certificate a case gives the client.
+    static func addTLSValues(_ tls: TLSInfo, give: CaseInputs, to values: inout [String: String]) throws {
+        if give.ca { values["ca_file"] = tls.caFile }
+        switch give.pin {
+        case .none: break
+        case .right: values["pin_sha256"] = tls.pinSHA256
+        case .wrong: values["pin_sha256"] = try TLSIdentity.unrelatedPin()
+        }
+        if give.clientCertificate, let user = values["user"], let files = tls.clientCerts?[user] {
+            values["client_cert"] = files.certFile
+            values["client_key"] = files.keyFile
+        }
     }
 
     /// A password the server rejects, as close to the right one as a typo.
