@@ -110,16 +110,24 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // What the test targets share (SwiftPM test targets cannot share source files): an engine driven by
+        // hand with a correct Digest client, and a bounded process runner. Only tests depend on it.
+        .target(
+            name: "AuthMockTestSupport",
+            dependencies: ["AuthMockCore", "AuthMockCheck"],
+            path: "Tests/Support",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "AuthMockCoreTests",
-            dependencies: ["AuthMockCore"],
+            dependencies: ["AuthMockCore", "AuthMockTestSupport"],
             swiftSettings: swiftSettings
         ),
         // The case language, client profiles and the judge (no sockets), and the runner against real
         // client processes and the `authmock check` CLI.
         .testTarget(
             name: "AuthMockCheckTests",
-            dependencies: ["AuthMockCheck", "AuthMockCore", "authmock"],
+            dependencies: ["AuthMockCheck", "AuthMockCore", "AuthMockTestSupport", "authmock"],
             // Deliberately wrong clients the runner's tests run with python3, read from the source tree.
             exclude: ["Clients"],
             swiftSettings: swiftSettings
@@ -127,7 +135,7 @@ let package = Package(
         .testTarget(
             name: "AuthMockServerTests",
             dependencies: [
-                "AuthMock", "AuthMockCore", "AuthMockServer", "AuthMockCertificates", "AuthMockCheck", "authmock",
+                "AuthMock", "AuthMockCore", "AuthMockServer", "AuthMockCertificates", "AuthMockCheck", "AuthMockTestSupport", "authmock",
                 // The load tests drive thousands of connections with NIO's own HTTP client codec.
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -1,6 +1,7 @@
 import AuthMockCheck
 import AuthMockCore
 import AuthMockServer
+@_exported import AuthMockTestSupport
 import Foundation
 import Testing
 
@@ -38,50 +39,6 @@ func withServer<T>(
 /// through the same lock as the conformance runner they embed.
 func launch(_ process: Process) throws {
     try ProcessLauncher.run(process)
-}
-
-struct ProcessResult {
-    var status: Int32
-    var stdout: String
-    var stderr: String
-}
-
-/// Runs a program without a shell, bounded in time (a hang is killed and reported). `input` is written
-/// to its stdin, which is then closed; without it, stdin is /dev/null.
-func run(_ executable: String, _ arguments: [String], input: Data? = nil, timeout: Duration = .seconds(20)) async throws -> ProcessResult {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    let out = Pipe(), err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    let stdin = input.map { _ in Pipe() }
-    process.standardInput = stdin ?? FileHandle.nullDevice
-    try launch(process)
-    if let stdin, let input {
-        try stdin.fileHandleForWriting.write(contentsOf: input)
-        try stdin.fileHandleForWriting.close()
-    }
-    let killer = Task {
-        try await Task.sleep(for: timeout)
-        process.terminate()
-    }
-    // Read both pipes to the end before waiting, so a chatty process cannot block on a full pipe.
-    async let stdout = Task.detached { out.fileHandleForReading.readDataToEndOfFile() }.value
-    async let stderr = Task.detached { err.fileHandleForReading.readDataToEndOfFile() }.value
-    let (o, e) = await (stdout, stderr)
-    process.waitUntilExit()
-    killer.cancel()
-    return ProcessResult(status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
-}
-
-let curlPath = "/usr/bin/curl"
-
-/// curl's major version, from `curl --version`.
-func curlMajorVersion() async throws -> Int {
-    let result = try await run(curlPath, ["--version"])
-    let words = result.stdout.split(separator: " ")
-    return Int(words.dropFirst().first?.split(separator: ".").first ?? "") ?? 0
 }
 
 /// curl with a bounded time; `-w` appends the last status code on its own line.
