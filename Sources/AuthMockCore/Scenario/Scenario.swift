@@ -1,7 +1,8 @@
 /// A scripted authentication scenario: who may log in, which challenges are offered, and what each path answers.
 ///
 /// Scenarios are written by hand in YAML (see ``ScenarioLoader``) or built in Swift. A scenario is a plain
-/// value: the engine keeps everything that changes while serving (nonces, the journal) in ``EngineState``.
+/// value: the engine keeps everything that changes while serving (users, nonces, the journal) in its own state;
+/// ``EngineState`` is the read-only view of it.
 public struct Scenario: Sendable, Equatable {
     /// The schema version of the file format; only 1 exists.
     public static let schemaVersion = 1
