@@ -22,6 +22,8 @@ struct DigestEngineTests {
         #expect(first.entry?.challenges?.count == 2)
     }
 
+    /// A correct response to the SHA-256 or the MD5 challenge gets 200, `digest.ok` and the greeting; the journal
+    /// names the user and the algorithm the client announced.
     @Test(arguments: ["SHA-256", "MD5"])
     func correctResponseIsAccepted(algorithm: String) throws {
         var h = try digest()
@@ -133,6 +135,8 @@ struct DigestEngineTests {
         #expect(right.status == 200)
     }
 
+    /// Leaving out the challenge's opaque, or sending another one, is an opaque mismatch: RFC 7616 §3.3 asks the
+    /// client to return it unchanged.
     @Test func opaqueMustBeEchoed() throws {
         var h = try digest()
         let challenge = try #require(h.send().digestChallenge("SHA-256"))
@@ -142,6 +146,8 @@ struct DigestEngineTests {
         #expect(changed.verdict == .digestOpaqueMismatch)
     }
 
+    /// A nonce this server never issued (a real one with its last character changed) is an unknown nonce, and
+    /// the 401 does not say `stale=true`: stale is for nonces it issued.
     @Test func forgedNonceIsUnknownNotStale() throws {
         var h = try digest()
         var challenge = try #require(h.send().digestChallenge("SHA-256"))

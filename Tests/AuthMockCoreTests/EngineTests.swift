@@ -6,6 +6,8 @@ import Foundation
 struct EngineTests {
     func basicHarness() throws -> Harness { Harness(try loadShipped("basic.yaml")) }
 
+    /// Without credentials the Basic scenario answers 401 with one challenge (its realm, charset=UTF-8); alice's
+    /// password then gets 200, her greeting, and her credentials in the journal.
     @Test func basicChallengeThenCredentials() throws {
         var h = try basicHarness()
         let challenge = h.send()
@@ -99,6 +101,7 @@ struct EngineTests {
         #expect(Engine.leadingToken("") == "")
     }
 
+    /// Two Authorization fields (whatever the case of their names) are refused with 400 and `auth.duplicate-header`.
     @Test func duplicateAuthorizationIs400() throws {
         var h = try basicHarness()
         let answer = h.send(headers: [HeaderField("Authorization", basic("alice", "wonderland")), HeaderField("authorization", basic("alice", "x"))])
@@ -106,6 +109,8 @@ struct EngineTests {
         #expect(answer.verdict == .duplicateAuthorization)
     }
 
+    /// Credentials in a scheme the scenario does not offer (Bearer) get 401 and `auth.scheme-not-offered`, and the
+    /// journal records the scheme that was sent.
     @Test func schemeNotOffered() throws {
         var h = try basicHarness()
         let answer = h.send(authorization: "Bearer abc.def")
@@ -161,6 +166,7 @@ struct EngineTests {
         #expect(h.engine.state.journal.evicted == 2)
     }
 
+    /// A journal entry is written as one JSON line (with its verdict and `body_bytes`) that decodes to the same entry.
     @Test func journalEntryRoundTripsThroughJSON() throws {
         var h = try basicHarness()
         let entry = try #require(h.send(authorization: basic("alice", "nope")).entry)

@@ -17,6 +17,8 @@ struct FaultTests {
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
     static let credentials = [HeaderField("Authorization", basic("alice", "wonderland"))]
 
+    /// A `challenge` fault rides on the 401 and is journaled; a `granted` fault for /slow rides only on granted
+    /// answers under /slow (whatever the query); a public resource gets neither.
     @Test func triggersPickTheirAnswers() {
         var (engine, random) = Self.engine([Fault(when: .challenge, effect: .close), Fault(when: .granted, effect: .dropBody, path: "/slow")])
         let challenged = engine.handle(Request(method: "GET", target: "/"), now: Self.now, random: &random)
@@ -33,6 +35,7 @@ struct FaultTests {
         #expect(open.entry?.fault == nil)
     }
 
+    /// A fault with `times: 2` fires on the first two answers only, and a reset starts the count again.
     @Test func timesCountsAndResetRestarts() {
         var (engine, random) = Self.engine([Fault(when: .any, effect: .delay(seconds: 0.5), times: 2)])
         let faults = (0..<3).map { _ in engine.handle(Request(method: "GET", target: "/open"), now: Self.now, random: &random).response.fault }
@@ -41,6 +44,7 @@ struct FaultTests {
         #expect(engine.handle(Request(method: "GET", target: "/open"), now: Self.now, random: &random).entry?.fault == "delay 0.5s")
     }
 
+    /// Even an `any` fault leaves the control endpoints alone: /_authmock/journal is answered without one.
     @Test func controlEndpointsNeverFault() {
         var (engine, random) = Self.engine([Fault(when: .any, effect: .disconnect)])
         let exchange = engine.handle(Request(method: "GET", target: "/_authmock/journal"), now: Self.now, random: &random)

@@ -3,6 +3,8 @@ import Foundation
 @testable import AuthMockCore
 
 struct ProxyEngineTests {
+    /// CONNECT's authority-form and a GET's absolute-form give the host, the port (80 when none is written) and
+    /// the origin-form to forward (`/` when the path is empty, the query kept); all of these are loopback.
     @Test(arguments: [
         ("CONNECT", "localhost:8443", "localhost", 8443, true, ""),
         ("CONNECT", "[::1]:443", "::1", 443, true, ""),
@@ -16,6 +18,8 @@ struct ProxyEngineTests {
         #expect(parsed.isLoopback)
     }
 
+    /// A proxy target without a port, with port 0 or 99999, userinfo, an unclosed bracket, origin-form, https or
+    /// a space is refused with 400; an overlong target with 414.
     @Test(arguments: [
         ("CONNECT", "", 400), ("CONNECT", "localhost", 400), ("CONNECT", "localhost:0", 400), ("CONNECT", "localhost:99999", 400),
         ("CONNECT", "user@localhost:443", 400), ("CONNECT", "[::1:443", 400), ("GET", "/relative", 400), ("GET", "https://localhost/", 400),
