@@ -79,23 +79,47 @@ struct FaultTests {
         #expect(scenario.proxyScenario?.faults == [Fault(when: .challenge, effect: .close)])
     }
 
-    @Test func loaderRefusesBadFaults() {
-        let head = "version: 1\nname: f\nusers: [{name: a, password: b}]\nchallenges: [{scheme: Basic}]\n"
-        #expect(diagnostics(head + "faults: [{when: challenge, effect: explode}]") == [
+    /// A scenario file with one bad fault, and what the loader says about it.
+    struct BadFault: Sendable, CustomTestStringConvertible {
+        var testDescription: String
+        var yaml: String
+        /// The diagnostics exactly, or nil where only their number (one) is checked.
+        var diagnostics: [String]?
+    }
+
+    static let head = "version: 1\nname: f\nusers: [{name: a, password: b}]\nchallenges: [{scheme: Basic}]\n"
+    static let badFaults = [
+        BadFault(testDescription: "an unknown effect", yaml: head + "faults: [{when: challenge, effect: explode}]", diagnostics: [
             "bad.yaml:5:36: faults.effect 'explode' is not known — expected one of: close, disconnect, stall, drop-body, delay",
-        ])
-        #expect(diagnostics(head + "faults: [{when: challange, effect: close}]") == [
+        ]),
+        BadFault(testDescription: "a misspelt trigger", yaml: head + "faults: [{when: challange, effect: close}]", diagnostics: [
             "bad.yaml:5:17: faults.when 'challange' is not one of challenge, granted, any — did you mean 'challenge'? (expected one of: challenge, granted, any)",
-        ])
-        #expect(diagnostics(head + "faults: [{when: any, effect: delay}]") == ["bad.yaml:5:30: effect delay needs a duration — add `duration: 2s`"])
-        #expect(diagnostics(head + "faults: [{when: any, effect: close, duration: 1s}]") == [
+        ]),
+        BadFault(testDescription: "a delay without a duration", yaml: head + "faults: [{when: any, effect: delay}]", diagnostics: [
+            "bad.yaml:5:30: effect delay needs a duration — add `duration: 2s`",
+        ]),
+        BadFault(testDescription: "a close with a duration", yaml: head + "faults: [{when: any, effect: close, duration: 1s}]", diagnostics: [
             "bad.yaml:5:47: effect close takes no duration — remove `duration:`; only stall and delay wait",
-        ])
-        #expect(diagnostics(head + "faults: [{when: any, effect: close, times: 0}]").count == 1)
-        #expect(diagnostics(head + "faults: [{effect: close}]").count == 1)
-        let proxy = "version: 1\nname: f\nusers: []\nchallenges: []\nresources: [{path: /, protected: false}]\nproxy:\n  users: [{name: c, password: d}]\n  challenges: [{scheme: Basic}]\n  faults: [{when: granted, effect: close}]\n"
-        #expect(diagnostics(proxy) == [
-            "bad.yaml:9:19: proxy.faults.when 'granted' is not one of challenge — the proxy's faults apply to its 407s: write `when: challenge`",
-        ])
+        ]),
+        BadFault(testDescription: "times: 0", yaml: head + "faults: [{when: any, effect: close, times: 0}]", diagnostics: nil),
+        BadFault(testDescription: "no trigger", yaml: head + "faults: [{effect: close}]", diagnostics: nil),
+        BadFault(
+            testDescription: "a proxy fault on granted answers",
+            yaml: "version: 1\nname: f\nusers: []\nchallenges: []\nresources: [{path: /, protected: false}]\nproxy:\n  users: [{name: c, password: d}]\n  challenges: [{scheme: Basic}]\n  faults: [{when: granted, effect: close}]\n",
+            diagnostics: [
+                "bad.yaml:9:19: proxy.faults.when 'granted' is not one of challenge — the proxy's faults apply to its 407s: write `when: challenge`",
+            ]
+        ),
+    ]
+
+    /// A bad fault is refused: an unknown effect, a misspelt trigger (with a suggestion), a delay without a
+    /// duration, a close with one, `times: 0`, no trigger, and a proxy fault on anything but its 407s.
+    @Test(arguments: badFaults)
+    func loaderRefusesBadFaults(_ c: BadFault) {
+        if let expected = c.diagnostics {
+            #expect(diagnostics(c.yaml) == expected)
+        } else {
+            #expect(diagnostics(c.yaml).count == 1)
+        }
     }
 }
