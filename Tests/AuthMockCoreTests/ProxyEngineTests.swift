@@ -59,10 +59,10 @@ struct ProxyEngineTests {
         #expect(parsed == ProxyTarget(host: "localhost", port: 81, isConnect: false, originForm: "/?\u{0301}x"))
     }
 
-    @Test func loopbackOnly() throws {
-        #expect(try !ProxyTarget.parse(method: "CONNECT", target: "192.0.2.1:443").isLoopback)
-        #expect(try !ProxyTarget.parse(method: "CONNECT", target: "example.com:443").isLoopback)
-        #expect(try ProxyTarget.parse(method: "CONNECT", target: "127.1.2.3:443").isLoopback)
+    /// A documentation address (192.0.2.1) and a public name are not loopback; any address in 127/8 is.
+    @Test(arguments: [("192.0.2.1:443", false), ("example.com:443", false), ("127.1.2.3:443", true)])
+    func loopbackOnly(target: String, isLoopback: Bool) throws {
+        #expect(try ProxyTarget.parse(method: "CONNECT", target: target).isLoopback == isLoopback)
     }
 
     /// The proxy role: 407 with Proxy-Authenticate, credentials from Proxy-Authorization.
@@ -91,11 +91,11 @@ struct ProxyEngineTests {
     }
 
     /// Digest's uri may name the resource in absolute- or origin-form; a different resource still fails.
-    @Test func digestURIForms() {
-        #expect(Engine.sameResource("/a?b", "http://h:1/a?b"))
-        #expect(Engine.sameResource("http://h:1/a?b", "/a?b"))
-        #expect(Engine.sameResource("localhost:443", "localhost:443"))
-        #expect(!Engine.sameResource("/a", "http://h:1/a?b"))
-        #expect(!Engine.sameResource("http://h:1/a", "http://h:2/a"))
+    @Test(arguments: [
+        ("/a?b", "http://h:1/a?b", true), ("http://h:1/a?b", "/a?b", true), ("localhost:443", "localhost:443", true),
+        ("/a", "http://h:1/a?b", false), ("http://h:1/a", "http://h:2/a", false),
+    ])
+    func digestURIForms(uri: String, target: String, same: Bool) {
+        #expect(Engine.sameResource(uri, target) == same)
     }
 }
