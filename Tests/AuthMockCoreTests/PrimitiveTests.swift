@@ -82,14 +82,26 @@ struct PrimitiveTests {
         }
     }
 
-    @Test func constantTimeEquality() {
-        #expect(constantTimeEquals(Array("secret".utf8), Array("secret".utf8)))
-        #expect(!constantTimeEquals(Array("secret".utf8), Array("secreT".utf8)))
-        #expect(!constantTimeEquals(Array("secret".utf8), Array("secret2".utf8)))
-        #expect(!constantTimeEquals(Array("".utf8), Array("a".utf8)))
-        #expect(constantTimeEquals([UInt8](), [UInt8]()))
-        // Lengths differing by a multiple of 256 must still differ.
-        #expect(!constantTimeEquals([UInt8](repeating: 0, count: 256), [UInt8]()))
+    /// Two byte strings, and whether they are equal.
+    struct Comparison: Sendable, CustomTestStringConvertible {
+        var testDescription: String
+        var lhs: [UInt8]
+        var rhs: [UInt8]
+        var equal: Bool
+    }
+
+    /// Constant-time comparison answers as `==` does: the same bytes, a byte of another case, one byte more,
+    /// empty against one byte, both empty, and lengths that differ by a multiple of 256 (which must still differ).
+    @Test(arguments: [
+        Comparison(testDescription: "the same bytes", lhs: Array("secret".utf8), rhs: Array("secret".utf8), equal: true),
+        Comparison(testDescription: "the last byte's case", lhs: Array("secret".utf8), rhs: Array("secreT".utf8), equal: false),
+        Comparison(testDescription: "one byte more", lhs: Array("secret".utf8), rhs: Array("secret2".utf8), equal: false),
+        Comparison(testDescription: "empty and one byte", lhs: Array("".utf8), rhs: Array("a".utf8), equal: false),
+        Comparison(testDescription: "both empty", lhs: [UInt8](), rhs: [UInt8](), equal: true),
+        Comparison(testDescription: "256 zero bytes and none", lhs: [UInt8](repeating: 0, count: 256), rhs: [UInt8](), equal: false),
+    ])
+    func constantTimeEquality(_ c: Comparison) {
+        #expect(constantTimeEquals(c.lhs, c.rhs) == c.equal)
     }
 
     /// Two sources with the same seed give the same numbers and another seed gives others, so runs can be repeated.
