@@ -16,6 +16,8 @@ struct SchemaCoverageTests {
         return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
     }
 
+    /// schema.json has a definition for each section the scenario and case loaders read, with exactly the
+    /// loader's keys and `additionalProperties: false`, so that editors refuse what the loader refuses.
     @Test func everySectionOfTheLoaderHasADefinitionWithExactlyItsKeys() throws {
         let schema = try Self.schema()
         let definitions = try #require(schema["definitions"] as? [String: Any])

@@ -37,6 +37,8 @@ struct DigestCheckOrderTests {
         Case(name: "a wrong password and a replayed nc: the password", password: "nope", verdict: .digestBadResponse, detail: "does not match alice's password"),
     ]
 
+    /// After one correct use of the nonce, each request wrong in two ways gets the verdict and detail of the
+    /// check that runs first.
     @Test(arguments: cases)
     func earlierCheckDecides(_ c: Case) throws {
         var h = Harness(try loadShipped("digest.yaml"))

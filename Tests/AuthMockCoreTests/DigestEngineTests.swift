@@ -22,6 +22,8 @@ struct DigestEngineTests {
         #expect(first.entry?.challenges?.count == 2)
     }
 
+    /// A correct response to the SHA-256 or the MD5 challenge gets 200, `digest.ok` and the greeting; the journal
+    /// names the user and the algorithm the client announced.
     @Test(arguments: ["SHA-256", "MD5"])
     func correctResponseIsAccepted(algorithm: String) throws {
         var h = try digest()
@@ -133,6 +135,8 @@ struct DigestEngineTests {
         #expect(right.status == 200)
     }
 
+    /// Leaving out the challenge's opaque, or sending another one, is an opaque mismatch: RFC 7616 §3.3 asks the
+    /// client to return it unchanged.
     @Test func opaqueMustBeEchoed() throws {
         var h = try digest()
         let challenge = try #require(h.send().digestChallenge("SHA-256"))
@@ -142,6 +146,8 @@ struct DigestEngineTests {
         #expect(changed.verdict == .digestOpaqueMismatch)
     }
 
+    /// A nonce this server never issued (a real one with its last character changed) is an unknown nonce, and
+    /// the 401 does not say `stale=true`: stale is for nonces it issued.
     @Test func forgedNonceIsUnknownNotStale() throws {
         var h = try digest()
         var challenge = try #require(h.send().digestChallenge("SHA-256"))
@@ -162,16 +168,31 @@ struct DigestEngineTests {
         #expect(h.send(authorization: alice.authorization(for: challenge)).verdict == .digestStaleNonce)
     }
 
-    @Test func unknownUserAndAlgorithmNotOffered() throws {
+    /// An answer to the SHA-256 challenge that names what the scenario does not have.
+    struct Unoffered: Sendable, CustomTestStringConvertible {
+        var what: String
+        var user = "alice"
+        var password = "wonderland"
+        var overrides: [String: String] = [:]
+        var verdict: Verdict
+        /// The status, where the test checks it.
+        var status: Int? = nil
+        var testDescription: String { what }
+    }
+
+    /// An answer naming a user, an algorithm or a realm the scenario does not have is refused with the verdict
+    /// that names it (a wrong realm with 401).
+    @Test(arguments: [
+        Unoffered(what: "an unknown user", user: "mallory", password: "x", verdict: .digestUnknownUser),
+        Unoffered(what: "an algorithm not offered", overrides: ["algorithm": "SHA-512-256"], verdict: .digestAlgorithmNotOffered),
+        Unoffered(what: "another realm", overrides: ["realm": "elsewhere"], verdict: .digestWrongRealm, status: 401),
+    ])
+    func unknownUserAlgorithmOrRealmIsRefused(_ c: Unoffered) throws {
         var h = try digest()
         let challenge = try #require(h.send().digestChallenge("SHA-256"))
-        let mallory = DigestClient(user: "mallory", password: "x")
-        #expect(h.send(authorization: mallory.authorization(for: challenge)).verdict == .digestUnknownUser)
-        let sha512 = h.send(authorization: alice.authorization(for: challenge, overrides: ["algorithm": "SHA-512-256"]))
-        #expect(sha512.verdict == .digestAlgorithmNotOffered)
-        let wrongRealm = h.send(authorization: alice.authorization(for: challenge, overrides: ["realm": "elsewhere"]))
-        #expect(wrongRealm.verdict == .digestWrongRealm)
-        #expect(wrongRealm.status == 401)
+        let answer = h.send(authorization: DigestClient(user: c.user, password: c.password).authorization(for: challenge, overrides: c.overrides))
+        #expect(answer.verdict == c.verdict)
+        if let status = c.status { #expect(answer.status == status) }
     }
 
     /// Syntax faults are 400s that name the fault.

@@ -30,6 +30,8 @@ struct EnginePairTests {
         return produced
     }
 
+    /// Both hops driven through every kind of entry: the entries are numbered 1, 2, 3… without a gap, the shared
+    /// journal holds exactly what the calls returned, and the proxy's engine keeps no journal of its own.
     @Test func proxyAndOriginEntriesShareOneSequenceWithoutGaps() throws {
         var pair = try pair()
         let produced = Self.driveBothHops(&pair)

@@ -6,6 +6,8 @@ import Foundation
 struct EngineTests {
     func basicHarness() throws -> Harness { Harness(try loadShipped("basic.yaml")) }
 
+    /// Without credentials the Basic scenario answers 401 with one challenge (its realm, charset=UTF-8); alice's
+    /// password then gets 200, her greeting, and her credentials in the journal.
     @Test func basicChallengeThenCredentials() throws {
         var h = try basicHarness()
         let challenge = h.send()
@@ -18,11 +20,17 @@ struct EngineTests {
         #expect(ok.entry?.credentials == PresentedCredentials(header: "Authorization", scheme: "Basic", user: "alice", password: "wonderland"))
     }
 
-    @Test func basicRefusals() throws {
+    /// Wrong Basic credentials are refused with a verdict that says what is wrong: the password of a known
+    /// user (with 401), or a user the scenario does not have.
+    @Test(arguments: [
+        ("alice", "nope", Verdict.basicBadPassword, 401 as Int?),
+        ("mallory", "wonderland", .basicUnknownUser, nil),  // nil: the status is not checked
+    ])
+    func basicRefusals(user: String, password: String, verdict: Verdict, status: Int?) throws {
         var h = try basicHarness()
-        #expect(h.send(authorization: basic("alice", "nope")).verdict == .basicBadPassword)
-        #expect(h.send(authorization: basic("mallory", "wonderland")).verdict == .basicUnknownUser)
-        #expect(h.send(authorization: basic("alice", "nope")).status == 401)
+        let answer = h.send(authorization: basic(user, password))
+        #expect(answer.verdict == verdict)
+        if let status { #expect(answer.status == status) }
     }
 
     /// Broken base64, a missing colon, or parameters instead of a token: 400 with the reason.
@@ -69,18 +77,30 @@ struct EngineTests {
         #expect(h.send(authorization: latin1).verdict == .basicOK)
     }
 
-    @Test func publicForbiddenAndMissingPaths() throws {
+    /// A request for one of basic.yaml's other paths, and its answer.
+    struct PathCase: Sendable, CustomTestStringConvertible {
+        var path: String
+        var asAlice = false
+        var status: Int
+        var verdict: Verdict
+        /// Text the body must contain, where the test checks the body.
+        var bodyMentions: String? = nil
+        var testDescription: String { "GET \(path)\(asAlice ? " as alice" : "") → \(status)" }
+    }
+
+    /// A public path answers 200 without credentials; a forbidden one answers alice's valid credentials with
+    /// 403 (and a body naming her), journaled as a Basic success; an unknown path answers 404.
+    @Test(arguments: [
+        PathCase(path: "/public", status: 200, verdict: .publicResource),
+        PathCase(path: "/admin", asAlice: true, status: 403, verdict: .basicOK, bodyMentions: "alice"),
+        PathCase(path: "/nowhere", status: 404, verdict: .notFound),
+    ])
+    func publicForbiddenAndMissingPaths(_ c: PathCase) throws {
         var h = try basicHarness()
-        let open = h.send("GET", "/public")
-        #expect(open.status == 200)
-        #expect(open.verdict == .publicResource)
-        let forbidden = h.send(authorization: basic("alice", "wonderland"), "GET", "/admin")
-        #expect(forbidden.status == 403)
-        #expect(forbidden.verdict == .basicOK)
-        #expect(forbidden.response.bodyText.contains("alice"))
-        let missing = h.send("GET", "/nowhere")
-        #expect(missing.status == 404)
-        #expect(missing.verdict == .notFound)
+        let answer = c.asAlice ? h.send(authorization: basic("alice", "wonderland"), "GET", c.path) : h.send("GET", c.path)
+        #expect(answer.status == c.status)
+        #expect(answer.verdict == c.verdict)
+        if let text = c.bodyMentions { #expect(answer.response.bodyText.contains(text)) }
     }
 
     /// `{user}` is replaced wherever it stands; other braces are left alone.
@@ -92,13 +112,14 @@ struct EngineTests {
         #expect(Engine.render(template, user: user) == Array(expected.utf8))
     }
 
-    @Test func leadingToken() {
-        #expect(Engine.leadingToken("  Basic abc") == "Basic")
-        #expect(Engine.leadingToken("Digest") == "Digest")
-        #expect(Engine.leadingToken(" =x") == "")
-        #expect(Engine.leadingToken("") == "")
+    /// The scheme named in a field value is its first token, after leading whitespace; a value that does not
+    /// start with a token (or is empty) names none.
+    @Test(arguments: [("  Basic abc", "Basic"), ("Digest", "Digest"), (" =x", ""), ("", "")])
+    func leadingToken(value: String, token: String) {
+        #expect(Engine.leadingToken(value) == token)
     }
 
+    /// Two Authorization fields (whatever the case of their names) are refused with 400 and `auth.duplicate-header`.
     @Test func duplicateAuthorizationIs400() throws {
         var h = try basicHarness()
         let answer = h.send(headers: [HeaderField("Authorization", basic("alice", "wonderland")), HeaderField("authorization", basic("alice", "x"))])
@@ -106,6 +127,8 @@ struct EngineTests {
         #expect(answer.verdict == .duplicateAuthorization)
     }
 
+    /// Credentials in a scheme the scenario does not offer (Bearer) get 401 and `auth.scheme-not-offered`, and the
+    /// journal records the scheme that was sent.
     @Test func schemeNotOffered() throws {
         var h = try basicHarness()
         let answer = h.send(authorization: "Bearer abc.def")
@@ -161,6 +184,7 @@ struct EngineTests {
         #expect(h.engine.state.journal.evicted == 2)
     }
 
+    /// A journal entry is written as one JSON line (with its verdict and `body_bytes`) that decodes to the same entry.
     @Test func journalEntryRoundTripsThroughJSON() throws {
         var h = try basicHarness()
         let entry = try #require(h.send(authorization: basic("alice", "nope")).entry)

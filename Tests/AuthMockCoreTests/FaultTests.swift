@@ -17,6 +17,8 @@ struct FaultTests {
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
     static let credentials = [HeaderField("Authorization", basic("alice", "wonderland"))]
 
+    /// A `challenge` fault rides on the 401 and is journaled; a `granted` fault for /slow rides only on granted
+    /// answers under /slow (whatever the query); a public resource gets neither.
     @Test func triggersPickTheirAnswers() {
         var (engine, random) = Self.engine([Fault(when: .challenge, effect: .close), Fault(when: .granted, effect: .dropBody, path: "/slow")])
         let challenged = engine.handle(Request(method: "GET", target: "/"), now: Self.now, random: &random)
@@ -33,6 +35,7 @@ struct FaultTests {
         #expect(open.entry?.fault == nil)
     }
 
+    /// A fault with `times: 2` fires on the first two answers only, and a reset starts the count again.
     @Test func timesCountsAndResetRestarts() {
         var (engine, random) = Self.engine([Fault(when: .any, effect: .delay(seconds: 0.5), times: 2)])
         let faults = (0..<3).map { _ in engine.handle(Request(method: "GET", target: "/open"), now: Self.now, random: &random).response.fault }
@@ -41,6 +44,7 @@ struct FaultTests {
         #expect(engine.handle(Request(method: "GET", target: "/open"), now: Self.now, random: &random).entry?.fault == "delay 0.5s")
     }
 
+    /// Even an `any` fault leaves the control endpoints alone: /_authmock/journal is answered without one.
     @Test func controlEndpointsNeverFault() {
         var (engine, random) = Self.engine([Fault(when: .any, effect: .disconnect)])
         let exchange = engine.handle(Request(method: "GET", target: "/_authmock/journal"), now: Self.now, random: &random)
@@ -75,23 +79,47 @@ struct FaultTests {
         #expect(scenario.proxyScenario?.faults == [Fault(when: .challenge, effect: .close)])
     }
 
-    @Test func loaderRefusesBadFaults() {
-        let head = "version: 1\nname: f\nusers: [{name: a, password: b}]\nchallenges: [{scheme: Basic}]\n"
-        #expect(diagnostics(head + "faults: [{when: challenge, effect: explode}]") == [
+    /// A scenario file with one bad fault, and what the loader says about it.
+    struct BadFault: Sendable, CustomTestStringConvertible {
+        var testDescription: String
+        var yaml: String
+        /// The diagnostics exactly, or nil where only their number (one) is checked.
+        var diagnostics: [String]?
+    }
+
+    static let head = "version: 1\nname: f\nusers: [{name: a, password: b}]\nchallenges: [{scheme: Basic}]\n"
+    static let badFaults = [
+        BadFault(testDescription: "an unknown effect", yaml: head + "faults: [{when: challenge, effect: explode}]", diagnostics: [
             "bad.yaml:5:36: faults.effect 'explode' is not known — expected one of: close, disconnect, stall, drop-body, delay",
-        ])
-        #expect(diagnostics(head + "faults: [{when: challange, effect: close}]") == [
+        ]),
+        BadFault(testDescription: "a misspelt trigger", yaml: head + "faults: [{when: challange, effect: close}]", diagnostics: [
             "bad.yaml:5:17: faults.when 'challange' is not one of challenge, granted, any — did you mean 'challenge'? (expected one of: challenge, granted, any)",
-        ])
-        #expect(diagnostics(head + "faults: [{when: any, effect: delay}]") == ["bad.yaml:5:30: effect delay needs a duration — add `duration: 2s`"])
-        #expect(diagnostics(head + "faults: [{when: any, effect: close, duration: 1s}]") == [
+        ]),
+        BadFault(testDescription: "a delay without a duration", yaml: head + "faults: [{when: any, effect: delay}]", diagnostics: [
+            "bad.yaml:5:30: effect delay needs a duration — add `duration: 2s`",
+        ]),
+        BadFault(testDescription: "a close with a duration", yaml: head + "faults: [{when: any, effect: close, duration: 1s}]", diagnostics: [
             "bad.yaml:5:47: effect close takes no duration — remove `duration:`; only stall and delay wait",
-        ])
-        #expect(diagnostics(head + "faults: [{when: any, effect: close, times: 0}]").count == 1)
-        #expect(diagnostics(head + "faults: [{effect: close}]").count == 1)
-        let proxy = "version: 1\nname: f\nusers: []\nchallenges: []\nresources: [{path: /, protected: false}]\nproxy:\n  users: [{name: c, password: d}]\n  challenges: [{scheme: Basic}]\n  faults: [{when: granted, effect: close}]\n"
-        #expect(diagnostics(proxy) == [
-            "bad.yaml:9:19: proxy.faults.when 'granted' is not one of challenge — the proxy's faults apply to its 407s: write `when: challenge`",
-        ])
+        ]),
+        BadFault(testDescription: "times: 0", yaml: head + "faults: [{when: any, effect: close, times: 0}]", diagnostics: nil),
+        BadFault(testDescription: "no trigger", yaml: head + "faults: [{effect: close}]", diagnostics: nil),
+        BadFault(
+            testDescription: "a proxy fault on granted answers",
+            yaml: "version: 1\nname: f\nusers: []\nchallenges: []\nresources: [{path: /, protected: false}]\nproxy:\n  users: [{name: c, password: d}]\n  challenges: [{scheme: Basic}]\n  faults: [{when: granted, effect: close}]\n",
+            diagnostics: [
+                "bad.yaml:9:19: proxy.faults.when 'granted' is not one of challenge — the proxy's faults apply to its 407s: write `when: challenge`",
+            ]
+        ),
+    ]
+
+    /// A bad fault is refused: an unknown effect, a misspelt trigger (with a suggestion), a delay without a
+    /// duration, a close with one, `times: 0`, no trigger, and a proxy fault on anything but its 407s.
+    @Test(arguments: badFaults)
+    func loaderRefusesBadFaults(_ c: BadFault) {
+        if let expected = c.diagnostics {
+            #expect(diagnostics(c.yaml) == expected)
+        } else {
+            #expect(diagnostics(c.yaml).count == 1)
+        }
     }
 }

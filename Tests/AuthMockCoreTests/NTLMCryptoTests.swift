@@ -7,6 +7,7 @@ struct NTLMCryptoTests {
     static let serverChallenge: [UInt8] = [0x01, 0x23, 0x45, 0x67, 0x89, 0xAB, 0xCD, 0xEF]
     static let clientChallenge = [UInt8](repeating: 0xAA, count: 8)
 
+    /// §4.2.2.1.2: NTOWFv1, the MD4 of the password in UTF-16LE.
     @Test func ntowfv1() {
         #expect(NTLMCrypto.ntowfv1(password: "Password").hexString == "a4f49c406510bdcab6824ee7c30fd852")
     }

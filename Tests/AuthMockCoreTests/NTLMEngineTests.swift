@@ -119,6 +119,8 @@ struct NTLMEngineTests {
         #expect(answer.entry?.detail?.contains(reason) == true)
     }
 
+    /// An AUTHENTICATE whose NT response offset points past the end gets 400 saying so, and a CHALLENGE sent by
+    /// the client is refused as a message that comes from the server.
     @Test func forgedOffsetsAre400() throws {
         var h = try ntlm()
         var message = alice.authenticate(serverChallenge: [UInt8](repeating: 1, count: 8), targetInfo: [])

@@ -16,6 +16,7 @@ struct NTLMStateTests {
         return h
     }
 
+    /// After a reset, a connection that had completed NTLM is challenged again (401), and no NTLM state is left.
     @Test mutating func resetForgetsAuthenticatedConnections() throws {
         var h = try authenticated()
         h.engine.reset()
@@ -23,6 +24,7 @@ struct NTLMStateTests {
         #expect(h.engine.state.ntlmConnections == 0)
     }
 
+    /// Changing the password of the user a kept-alive connection authenticated as makes it authenticate again (401).
     @Test mutating func passwordChangeEndsAuthenticatedConnections() throws {
         var h = try authenticated()
         _ = h.engine.change("alice", .setPassword("new"), reason: "test", now: t0)

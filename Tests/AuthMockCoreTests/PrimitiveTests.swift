@@ -72,6 +72,7 @@ struct PrimitiveTests {
         #expect(Base64.decodeStrict(Substring(text).utf8) == nil)
     }
 
+    /// Seeded random bytes, 0 to 39 of them, encode as Foundation encodes them and decode strictly back to themselves.
     @Test func base64RoundTrips() {
         var random = SplitMix64(seed: 3)
         for length in 0..<40 {
@@ -81,16 +82,29 @@ struct PrimitiveTests {
         }
     }
 
-    @Test func constantTimeEquality() {
-        #expect(constantTimeEquals(Array("secret".utf8), Array("secret".utf8)))
-        #expect(!constantTimeEquals(Array("secret".utf8), Array("secreT".utf8)))
-        #expect(!constantTimeEquals(Array("secret".utf8), Array("secret2".utf8)))
-        #expect(!constantTimeEquals(Array("".utf8), Array("a".utf8)))
-        #expect(constantTimeEquals([UInt8](), [UInt8]()))
-        // Lengths differing by a multiple of 256 must still differ.
-        #expect(!constantTimeEquals([UInt8](repeating: 0, count: 256), [UInt8]()))
+    /// Two byte strings, and whether they are equal.
+    struct Comparison: Sendable, CustomTestStringConvertible {
+        var testDescription: String
+        var lhs: [UInt8]
+        var rhs: [UInt8]
+        var equal: Bool
     }
 
+    /// Constant-time comparison answers as `==` does: the same bytes, a byte of another case, one byte more,
+    /// empty against one byte, both empty, and lengths that differ by a multiple of 256 (which must still differ).
+    @Test(arguments: [
+        Comparison(testDescription: "the same bytes", lhs: Array("secret".utf8), rhs: Array("secret".utf8), equal: true),
+        Comparison(testDescription: "the last byte's case", lhs: Array("secret".utf8), rhs: Array("secreT".utf8), equal: false),
+        Comparison(testDescription: "one byte more", lhs: Array("secret".utf8), rhs: Array("secret2".utf8), equal: false),
+        Comparison(testDescription: "empty and one byte", lhs: Array("".utf8), rhs: Array("a".utf8), equal: false),
+        Comparison(testDescription: "both empty", lhs: [UInt8](), rhs: [UInt8](), equal: true),
+        Comparison(testDescription: "256 zero bytes and none", lhs: [UInt8](repeating: 0, count: 256), rhs: [UInt8](), equal: false),
+    ])
+    func constantTimeEquality(_ c: Comparison) {
+        #expect(constantTimeEquals(c.lhs, c.rhs) == c.equal)
+    }
+
+    /// Two sources with the same seed give the same numbers and another seed gives others, so runs can be repeated.
     @Test func seededRandomIsRepeatable() {
         var a = RandomSource.seeded(9), b = RandomSource.seeded(9), c = RandomSource.seeded(10)
         let first = (0..<4).map { _ in a.next() }

@@ -3,6 +3,8 @@ import Foundation
 @testable import AuthMockCore
 
 struct ProxyEngineTests {
+    /// CONNECT's authority-form and a GET's absolute-form give the host, the port (80 when none is written) and
+    /// the origin-form to forward (`/` when the path is empty, the query kept); all of these are loopback.
     @Test(arguments: [
         ("CONNECT", "localhost:8443", "localhost", 8443, true, ""),
         ("CONNECT", "[::1]:443", "::1", 443, true, ""),
@@ -16,6 +18,8 @@ struct ProxyEngineTests {
         #expect(parsed.isLoopback)
     }
 
+    /// A proxy target without a port, with port 0 or 99999, userinfo, an unclosed bracket, origin-form, https or
+    /// a space is refused with 400; an overlong target with 414.
     @Test(arguments: [
         ("CONNECT", "", 400), ("CONNECT", "localhost", 400), ("CONNECT", "localhost:0", 400), ("CONNECT", "localhost:99999", 400),
         ("CONNECT", "user@localhost:443", 400), ("CONNECT", "[::1:443", 400), ("GET", "/relative", 400), ("GET", "https://localhost/", 400),
@@ -55,10 +59,10 @@ struct ProxyEngineTests {
         #expect(parsed == ProxyTarget(host: "localhost", port: 81, isConnect: false, originForm: "/?\u{0301}x"))
     }
 
-    @Test func loopbackOnly() throws {
-        #expect(try !ProxyTarget.parse(method: "CONNECT", target: "192.0.2.1:443").isLoopback)
-        #expect(try !ProxyTarget.parse(method: "CONNECT", target: "example.com:443").isLoopback)
-        #expect(try ProxyTarget.parse(method: "CONNECT", target: "127.1.2.3:443").isLoopback)
+    /// A documentation address (192.0.2.1) and a public name are not loopback; any address in 127/8 is.
+    @Test(arguments: [("192.0.2.1:443", false), ("example.com:443", false), ("127.1.2.3:443", true)])
+    func loopbackOnly(target: String, isLoopback: Bool) throws {
+        #expect(try ProxyTarget.parse(method: "CONNECT", target: target).isLoopback == isLoopback)
     }
 
     /// The proxy role: 407 with Proxy-Authenticate, credentials from Proxy-Authorization.
@@ -87,11 +91,11 @@ struct ProxyEngineTests {
     }
 
     /// Digest's uri may name the resource in absolute- or origin-form; a different resource still fails.
-    @Test func digestURIForms() {
-        #expect(Engine.sameResource("/a?b", "http://h:1/a?b"))
-        #expect(Engine.sameResource("http://h:1/a?b", "/a?b"))
-        #expect(Engine.sameResource("localhost:443", "localhost:443"))
-        #expect(!Engine.sameResource("/a", "http://h:1/a?b"))
-        #expect(!Engine.sameResource("http://h:1/a", "http://h:2/a"))
+    @Test(arguments: [
+        ("/a?b", "http://h:1/a?b", true), ("http://h:1/a?b", "/a?b", true), ("localhost:443", "localhost:443", true),
+        ("/a", "http://h:1/a?b", false), ("http://h:1/a", "http://h:2/a", false),
+    ])
+    func digestURIForms(uri: String, target: String, same: Bool) {
+        #expect(Engine.sameResource(uri, target) == same)
     }
 }

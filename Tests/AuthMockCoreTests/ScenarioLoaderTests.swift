@@ -18,6 +18,8 @@ struct ScenarioLoaderTests {
         }
     }
 
+    /// The shipped digest.yaml loads with its realm, its two challenges (SHA-256 then MD5), its nonce policy, its
+    /// users and an unprotected /public.
     @Test func digestScenarioReadsAsWritten() throws {
         let scenario = try loadShipped("digest.yaml")
         #expect(scenario.realm == "authmock@example.org")
@@ -30,6 +32,8 @@ struct ScenarioLoaderTests {
         #expect(scenario.resource(forPath: "/public")?.protected == false)
     }
 
+    /// What a minimal scenario leaves out gets its default: realm `authmock`, one protected resource `/`,
+    /// challenges in separate fields, and a 401 that sends its challenges.
     @Test func defaults() throws {
         let scenario = try load("""
             version: 1
@@ -60,6 +64,9 @@ struct ScenarioLoaderTests {
         #expect(found.contains { $0.hasPrefix("bad.yaml:8:5: unknown key 'algoritm' in a challenge — did you mean 'algorithm'?") })
     }
 
+    /// Wrong types and values are each reported at the value with what is wrong (an unknown algorithm naming
+    /// SHA-256, an unknown qop, a userhash that is not a boolean, a lifetime that is not a duration, max-uses 0,
+    /// a path without its `/`, a status that is not a number), and nothing else is.
     @Test func wrongTypesAndValues() {
         let found = diagnostics("""
             version: 1
@@ -89,6 +96,8 @@ struct ScenarioLoaderTests {
         #expect(found.count == 7)
     }
 
+    /// Basic challenges without users are refused, saying how to add one; a scenario without challenges is told
+    /// that protected resources need one.
     @Test func missingUsersAndChallenges() {
         let found = diagnostics("""
             version: 1
@@ -101,6 +110,8 @@ struct ScenarioLoaderTests {
         #expect(none.contains { $0.contains("protected resources need at least one challenge") })
     }
 
+    /// A misspelt scheme is one diagnostic at the value, suggesting the closest scheme and pointing to `custom:`
+    /// for schemes authmock does not know.
     @Test func unknownSchemePointsToCustom() {
         let found = diagnostics("""
             version: 1
@@ -114,6 +125,8 @@ struct ScenarioLoaderTests {
         #expect(found[0].contains("custom:"))
     }
 
+    /// In one file, each problem is reported: another schema version, a ':' in a user name, a user listed twice,
+    /// a second Basic challenge, a charset other than UTF-8, and a resource under the control prefix.
     @Test func versionDuplicatesAndReservedPaths() {
         let found = diagnostics("""
             version: 2
@@ -168,6 +181,8 @@ struct ScenarioLoaderTests {
         #expect(found.count == 3)
     }
 
+    /// The tls section loads as written; an unknown identity (with a suggestion), key type or client-certificate
+    /// mode, and a misspelt key of `rotate`, are each reported at their position.
     @Test func tlsSection() throws {
         let scenario = try load("""
             version: 1
@@ -203,6 +218,8 @@ struct ScenarioLoaderTests {
         #expect(found.contains { $0.hasPrefix("bad.yaml:9:12: unknown key 'after-request' in tls.rotate — did you mean 'after-requests'?") })
     }
 
+    /// A -sess algorithm with `qop: none` is refused at the algorithm: session keys hash the cnonce, which only a
+    /// qop exchange carries.
     @Test func sessionAlgorithmNeedsQOP() {
         let found = diagnostics("""
             version: 1
@@ -217,6 +234,7 @@ struct ScenarioLoaderTests {
         #expect(found[0].hasPrefix("bad.yaml:6:16: MD5-sess needs a qop"))
     }
 
+    /// A Digest key (`qop`) on a Basic challenge is refused by name, with the keys Basic takes.
     @Test func basicKeysOnDigestAreNamed() {
         let found = diagnostics("""
             version: 1
@@ -229,6 +247,7 @@ struct ScenarioLoaderTests {
         #expect(found == ["bad.yaml:6:5: 'qop' does not apply to Basic challenges — Basic takes: scheme, charset"])
     }
 
+    /// A YAML syntax error (an unclosed flow sequence) is one diagnostic, with a position in the file, that says so.
     @Test func yamlSyntaxErrorHasPosition() {
         let found = diagnostics("version: 1\nname: [unclosed\nusers: x\n")
         #expect(found.count == 1)
@@ -236,6 +255,8 @@ struct ScenarioLoaderTests {
         #expect(found[0].contains("YAML syntax"))
     }
 
+    /// An empty file is told what a scenario starts with, and a file holding a list that a scenario is a mapping,
+    /// both at 1:1.
     @Test func emptyAndNonMappingFiles() {
         #expect(diagnostics("") == ["bad.yaml:1:1: the file holds no scenario — start with `version: 1` and `name: …`, then users, challenges and resources"])
         #expect(diagnostics("- a\n- b\n").first?.hasPrefix("bad.yaml:1:1: the scenario must be a mapping, found a list") == true)
@@ -244,22 +265,22 @@ struct ScenarioLoaderTests {
     /// NTLM's domain and server are limited to 256 code points, not Characters: one Character with
     /// 11,000 combining marks passed, and the first NEGOTIATE then trapped on the CHALLENGE's 16-bit
     /// lengths. Found with FuzzScenarioLoader.
-    @Test func ntlmNamesAreLimitedInCodePoints() {
+    @Test(arguments: ["domain", "server"])
+    func ntlmNamesAreLimitedInCodePoints(key: String) {
         let long = "A" + String(repeating: "\u{0301}", count: 11_000)
-        for key in ["domain", "server"] {
-            let problems = diagnostics("""
-                version: 1
-                name: x
-                users: [{name: alice, password: w}]
-                challenges:
-                  - scheme: NTLM
-                    \(key): "\(long)"
-                """)
-            #expect(problems.count == 1)
-            #expect(problems.first?.hasPrefix("bad.yaml:6:13: \(key) is longer than 256 characters") == true, "\(problems)")
-        }
+        let problems = diagnostics("""
+            version: 1
+            name: x
+            users: [{name: alice, password: w}]
+            challenges:
+              - scheme: NTLM
+                \(key): "\(long)"
+            """)
+        #expect(problems.count == 1)
+        #expect(problems.first?.hasPrefix("bad.yaml:6:13: \(key) is longer than 256 characters") == true, "\(problems)")
     }
 
+    /// A custom challenge that does not parse as a challenge (an unterminated quoted-string) is refused at its value.
     @Test func customChallengeMustParse() {
         let found = diagnostics("""
             version: 1

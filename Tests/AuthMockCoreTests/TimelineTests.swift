@@ -93,6 +93,8 @@ struct TimelineTests {
         #expect(h.send(authorization: basic("bob", "builder")).status == 200)
     }
 
+    /// Timeline steps with two triggers, with no action, with a user not in `users` (with a suggestion), or with
+    /// `unlock: false` are each refused at their position, and nothing else is.
     @Test func loaderRefusesAmbiguousSteps() {
         let found = diagnostics(file: "t.yaml", """
             version: 1

@@ -18,6 +18,7 @@ struct UserFileTests {
         ("s512", "pw6", "$6$ADXFKkBbkyQMQOOk$NbasbFGy.1pJ503ydj8TLDkPdIgAThp8U6jojLXyCbBDi2DhcFjP4loX8.8JyGrvDkNKZ9ue537L0/Ukyj11g/", "sha512-crypt"),
     ]
 
+    /// Each hash htpasswd made is read as its scheme, verifies its password, and refuses a longer or an empty one.
     @Test(arguments: made.indices)
     func hashesMadeByHtpasswdVerify(index: Int) throws {
         let entry = Self.made[index]
@@ -40,6 +41,7 @@ struct UserFileTests {
         }
     }
 
+    /// An htdigest entry verifies its user's password, and refuses it for another user or with another letter case.
     @Test func htdigestEntriesAreMD5OfUserRealmPassword() {
         // `printf 'secret\nsecret\n' | htdigest -c FILE "my realm" alice`
         let stored = StoredPassword.htdigest(realm: "my realm", ha1: "7c886370fa7e3e817acf3826a6cd8246")
@@ -66,11 +68,14 @@ struct UserFileTests {
         }
     }
 
+    /// A password in clear, or a field shaped almost like a hash htpasswd writes, is not read as a hash.
     @Test(arguments: ["plaintext", "$apr1$short$x", "{SHA}bm90IDIwIGJ5dGVz", "$6$", "$2y$05$tooshort", "58c/xzrusvNT!", "$9$abc$def"])
     func whatIsNotAnHtpasswdHashIsRefused(field: String) {
         #expect(StoredPassword.htpasswd(field) == nil)
     }
 
+    /// Comments and blank lines are skipped and the good line is read with its source; a line without ':', a
+    /// password in clear, a user listed twice and an empty name are each reported at their line and column.
     @Test func aMalformedHtpasswdFileIsReportedLineByLine() {
         let text = "# made by hand\nalice:$apr1$b0oib4by$lRuYg91ZWqNrURGvOUADU.\n\nbob\ncarol:wonderland\nalice:{SHA}Z/q5KhbWJGlg/C2XbiLEJnMKKr8=\r\n:58c/xzrusvNTM\n"
         let read = UserFile.htpasswd(text, file: "users.htpasswd")
@@ -83,6 +88,8 @@ struct UserFileTests {
         #expect(read.diagnostics[3].message == "the user name is empty")
     }
 
+    /// A line with two fields, a HA1 that is not an MD5 digest and a user listed twice in a realm are reported at
+    /// their positions; the same user in another realm is an entry of its own.
     @Test func aMalformedHtdigestFileIsReportedLineByLine() {
         let text = "alice:my realm:7c886370fa7e3e817acf3826a6cd8246\nbob:my realm\ncarol:my realm:XYZ\nalice:my realm:7c886370fa7e3e817acf3826a6cd8246\nalice:other:7c886370fa7e3e817acf3826a6cd8246\n"
         let read = UserFile.htdigest(text, file: "users.htdigest")
@@ -114,6 +121,8 @@ struct UserFileTests {
         }
     }
 
+    /// `users: {htpasswd: …}` and `{htdigest: …}` are read from the scenario's directory, each user with its hash
+    /// scheme and the file line it came from.
     @Test func usersComeFromAFileRelativeToTheScenario() throws {
         let scenario = try ScenarioLoader.load(yaml: Self.scenario("{htpasswd: users.htpasswd}"), file: "conf/s.yaml", files: Self.files)
         #expect(scenario.users.map(\.name) == ["apr", "bc"])
@@ -127,12 +136,16 @@ struct UserFileTests {
         #expect(digest.users.first?.stored == .htdigest(realm: "my realm", ha1: "7c886370fa7e3e817acf3826a6cd8246"))
     }
 
+    /// A bad line of a user file is reported at its line and column in that file, with how to make a proper hash.
     @Test func errorsInTheUserFileArePositionedInIt() {
         #expect(loadErrors(Self.scenario("{htpasswd: bad.htpasswd}")) == [
             "conf/bad.htpasswd:2:4: 'hunter2' is not a password hash htpasswd writes — make it with htpasswd: -B (bcrypt), -5 (SHA-512), -2 (SHA-256), -m ($apr1$) or -s ({SHA}); a password in clear belongs in the scenario's `users:` list",
         ])
     }
 
+    /// The loader refuses a user file that cannot serve the scenario (htpasswd for Digest, htdigest for SHA-256,
+    /// any hash for NTLM, no user in the realm, a missing or empty file, two files, a misspelt key), even after
+    /// an earlier problem elsewhere.
     @Test func whatAUserFileCannotServeIsRefused() {
         #expect(loadErrors(Self.scenario("{htpasswd: users.htpasswd}", challenges: "[{scheme: Digest}]")).first?.contains(
             "conf/s.yaml:4:8: Digest cannot use an htpasswd file") == true)
@@ -156,6 +169,8 @@ struct UserFileTests {
 
     // MARK: - The engine
 
+    /// Basic checks passwords against the $apr1$ and bcrypt hashes of the file (a second time from the memo, with
+    /// the same answer), and still tells a wrong password from an unknown user.
     @Test func basicChecksPasswordsAgainstStoredHashes() throws {
         let scenario = try ScenarioLoader.load(yaml: Self.scenario("{htpasswd: users.htpasswd}"), file: "conf/s.yaml", files: Self.files)
         var h = Harness(scenario)
@@ -167,6 +182,8 @@ struct UserFileTests {
         #expect(h.send(authorization: basic("nobody", "pw1")).verdict == .basicUnknownUser)
     }
 
+    /// After a change the new password passes, the file's old one is `credential.stale-password`, and another is a
+    /// bad password.
     @Test func aChangedPasswordReplacesTheHashAndTheOldOneIsRecognised() throws {
         let scenario = try ScenarioLoader.load(yaml: Self.scenario("{htpasswd: users.htpasswd}"), file: "conf/s.yaml", files: Self.files)
         var h = Harness(scenario)
@@ -176,6 +193,8 @@ struct UserFileTests {
         #expect(h.send(authorization: basic("apr", "")).verdict == .basicBadPassword)
     }
 
+    /// With an htdigest file, Digest MD5 checks the response against the stored HA1 and Basic checks a password by
+    /// hashing it to a HA1; a wrong password fails in both.
     @Test func digestMD5UsesTheHtdigestHA1AndBasicHashesThePassword() throws {
         let scenario = try ScenarioLoader.load(
             yaml: Self.scenario("{htdigest: users.htdigest}", challenges: "[{scheme: Digest, algorithm: MD5}, {scheme: Basic}]"), file: "conf/s.yaml", files: Self.files
@@ -240,6 +259,8 @@ struct UserFileTests {
         #expect(h.send(authorization: basic("jo", "päss")).verdict == .basicOK)
     }
 
+    /// A bcrypt hash is accepted or refused by its shape (cost at most 31, 53 characters of its alphabet) without
+    /// being computed, so a cost-31 line loads at once.
     @Test func bcryptIsRecognisedByShapeWithoutHashing() {
         #expect(StoredPassword.htpasswd("$2y$31$" + String(repeating: "a", count: 53)) != nil, "cost 31 would take days to probe")
         #expect(StoredPassword.htpasswd("$2y$32$" + String(repeating: "a", count: 53)) == nil)

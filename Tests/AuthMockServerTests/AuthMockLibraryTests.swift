@@ -35,6 +35,8 @@ import Testing
         return status
     }
 
+    /// The fixture serves on a free loopback port; exchanges that arrived before any take come back in arrival
+    /// order, each once, with their verdict, challenges, target, credentials and headers.
     @Test func takeRequestReturnsEachExchangeOnceInArrivalOrder() async throws {
         try await withAuthMock(yaml: Self.basic) { server in
             #expect(server.url.absoluteString.hasPrefix("http://127.0.0.1:"))
@@ -58,6 +60,7 @@ import Testing
         }
     }
 
+    /// A take started before any request waits, and returns the exchange that arrives next.
     @Test func takeRequestWaitsForTheNextExchange() async throws {
         try await withAuthMock(yaml: Self.basic) { server in
             async let taken = server.takeRequest(timeout: .seconds(10))
@@ -69,6 +72,8 @@ import Testing
         }
     }
 
+    /// A take with nothing to return throws `timedOut` after its timeout, and the waiter that gave up does not
+    /// swallow the exchange that comes next.
     @Test func takeRequestTimesOutWhenNothingArrives() async throws {
         try await withAuthMock(yaml: Self.basic) { server in
             let started = ContinuousClock.now
@@ -103,6 +108,7 @@ import Testing
         }
     }
 
+    /// Shutting the fixture down ends a waiting take with `shutDown`; a take after the shutdown throws the same.
     @Test func shutdownWakesAWaitingTake() async throws {
         let server = try await AuthMockFixture.start(yaml: Self.basic)
         let taken = Task { try await server.takeRequest(timeout: .seconds(30)) }
@@ -112,6 +118,7 @@ import Testing
         await #expect(throws: AuthMockError.shutDown) { try await server.takeRequest(timeout: .seconds(1)) }
     }
 
+    /// Cancelling a waiting take ends it with CancellationError, not at its timeout.
     @Test func cancellingATakeEndsIt() async throws {
         try await withAuthMock(yaml: Self.basic) { server in
             let task = Task { try await server.takeRequest(timeout: .seconds(30)) }
@@ -121,6 +128,8 @@ import Testing
         }
     }
 
+    /// A password set from the test is what the server checks (the old one is stale) and what `user(_:)` reports;
+    /// the change is journaled but is not a request; lock gives 403, remove 401, an unknown user throws.
     @Test func passwordChangesAreSeenByTheServerAndTheTest() async throws {
         try await withAuthMock(yaml: Self.basic) { server in
             #expect(server.user("alice")?.password == "wonderland")
@@ -152,6 +161,8 @@ import Testing
         }
     }
 
+    /// A reset empties the journal and the pending requests (a take then times out) and restores the scenario's
+    /// passwords.
     @Test func resetRestoresUsersAndForgetsPendingRequests() async throws {
         try await withAuthMock(yaml: Self.basic) { server in
             _ = try await Self.get(server.url)
@@ -164,6 +175,7 @@ import Testing
         }
     }
 
+    /// A Scenario value built in code is served as one read from YAML: its user gets 200 and is journaled.
     @Test func aScenarioBuiltInSwiftServesLikeAFile() async throws {
         let scenario = Scenario(
             name: "in-code", users: [User(name: "bob", password: "builder")],
@@ -177,6 +189,8 @@ import Testing
         }
     }
 
+    /// Starting from a scenario file with an unknown key throws the loader's diagnostic with file, line and
+    /// column; a missing file throws a ScenarioLoadError too.
     @Test func aBadScenarioFileIsRefusedWithItsPositions() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authmock-fixture-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -193,6 +207,8 @@ import Testing
         await #expect(throws: ScenarioLoadError.self) { try await AuthMockFixture.start(scenarioFile: directory.appendingPathComponent("missing.yaml").path) }
     }
 
+    /// When the body of `withAuthMock` throws, the error comes out and the server is shut down: its port no
+    /// longer answers.
     @Test func withAuthMockShutsTheServerDownWhenTheBodyThrows() async throws {
         struct Boom: Error {}
         var port = 0
