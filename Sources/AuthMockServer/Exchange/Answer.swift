@@ -2,7 +2,7 @@ import AuthMockCore
 import NIOHTTP1
 
 /// A response on its way to the client, with what writing it needs from the request it answers.
-struct Answer {
+struct Answer: Sendable {
     var response: Response
     /// The request's head: its version, its method (a HEAD answer has no body) and keep-alive.
     var request: HTTPRequestHead

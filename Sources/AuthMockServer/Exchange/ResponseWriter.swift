@@ -18,8 +18,7 @@ struct ResponseWriter {
             send(answer, context: context)
             return
         }
-        var plain = answer
-        plain.response.fault = nil
+        let plain = Answer(response: answer.response.withoutFault, request: answer.request, closeAfter: answer.closeAfter)
         let channel = context.channel
         switch fault {
         case .close:
@@ -136,5 +135,14 @@ struct ResponseWriter {
     /// HTTP encoder would add, so it is written as bytes; the tunnel's bytes follow it.
     static func tunnelEstablished(allocator: ByteBufferAllocator) -> ByteBuffer {
         allocator.buffer(string: "HTTP/1.1 200 Connection Established\r\n\r\n")
+    }
+}
+
+extension Response {
+    /// The response as written when its fault has been played (or is played around it).
+    fileprivate var withoutFault: Response {
+        var plain = self
+        plain.fault = nil
+        return plain
     }
 }
