@@ -63,7 +63,7 @@ struct CLITests {
         #expect(wrong.status == 401)
 
         kill(process.processIdentifier, SIGTERM)
-        let stderr = try await Task.detached { err.fileHandleForReading.readDataToEndOfFile() }.value
+        let stderr = await Task.detached { err.fileHandleForReading.readDataToEndOfFile() }.value
         process.waitUntilExit()
         #expect(process.terminationReason == .exit)
         #expect(process.terminationStatus == 0)
@@ -145,7 +145,7 @@ struct CLITests {
         let ok = try await curl(["--cacert", tls.caFile, "--cert", alice.certFile, "--key", alice.keyFile, "-u", "alice:wonderland", ready.url])
         #expect(ok.status == 200)
         kill(process.processIdentifier, SIGTERM)
-        let banner = String(decoding: try await Task.detached { err.fileHandleForReading.readDataToEndOfFile() }.value, as: UTF8.self)
+        let banner = String(decoding: await Task.detached { err.fileHandleForReading.readDataToEndOfFile() }.value, as: UTF8.self)
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
         #expect(banner.contains("trust \(tls.caFile)"))
