@@ -142,6 +142,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 // Handler tests on EmbeddedChannel: no socket, no thread.
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -2,6 +2,7 @@ import AuthMockCore
 import Foundation
 import NIOCore
 import NIOEmbedded
+import NIOTLS
 import Testing
 
 @testable import AuthMockServer
@@ -26,7 +27,8 @@ struct ConnectionPipelineTests {
         let channel = EmbeddedChannel()
         let engines: LockedEngines
 
-        init(_ scenario: Scenario, proxy: Bool = false, originPort: Int = 8080) throws {
+        /// - Parameter tls: plays a TLS connection whose handshake completed (the handlers behind NIOSSL's).
+        init(_ scenario: Scenario, proxy: Bool = false, tls: Bool = false, originPort: Int = 8080) throws {
             engines = LockedEngines(scenario: scenario, configuration: ServerConfiguration(port: 0))
             let pipelines = ServerPipelines(
                 engines: engines, registry: ConnectionRegistry(),
@@ -37,10 +39,13 @@ struct ConnectionPipelineTests {
             )
             if proxy {
                 try pipelines.configureProxy(channel, id: 1)
+            } else if tls {
+                try pipelines.addOriginHandlers(to: channel, record: ConnectionRecord(id: 1, isTLS: true))
             } else {
                 try pipelines.configureOrigin(channel, id: 1, tls: nil)
             }
             try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 40000)).wait()
+            if tls { channel.pipeline.fireUserInboundEventTriggered(TLSUserEvent.handshakeCompleted(negotiatedProtocol: "http/1.1")) }
         }
 
         /// Sends bytes as the client and returns everything the server wrote in answer.
@@ -128,5 +133,18 @@ struct ConnectionPipelineTests {
         #expect(answer.hasPrefix("HTTP/1.1 400 "))
         #expect(!connection.channel.isActive)
         #expect(connection.journal.map(\.verdict) == [.malformedRequest])
+    }
+
+    /// A TLS connection closed in the middle of a request: the cut-off request is journaled first, then
+    /// the connection's own entry, which counts it (`tls.ok`, one request) rather than calling the
+    /// connection one that sent no request.
+    @Test func aTLSConnectionCutOffMidRequestIsJournaledAfterItsRequest() throws {
+        let connection = try Connection(Self.basic, tls: true)
+        #expect(try connection.send("GET / HTTP/1.1\r\nHost: x\r\n") == "")
+        try connection.channel.close().wait()
+        connection.channel.embeddedEventLoop.run()
+        #expect(connection.journal.map(\.verdict) == [.malformedRequest, .tlsOK])
+        #expect(connection.journal.last?.requests == 1)
+        #expect(connection.journal.last?.tls?.alpn == "http/1.1")
     }
 }

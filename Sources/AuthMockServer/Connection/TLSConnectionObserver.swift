@@ -38,6 +38,9 @@ final class TLSConnectionObserver: ChannelInboundHandler, RemovableChannelHandle
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        // The handlers behind this one go first: the HTTP decoder reports a request cut off by the close,
+        // and the exchange handler journals it, before this entry counts the connection's requests.
+        context.fireChannelInactive()
         let failure: String?
         switch record.handshake {
         case .completed: failure = nil
@@ -45,7 +48,6 @@ final class TLSConnectionObserver: ChannelInboundHandler, RemovableChannelHandle
         case .pending: failure = "the client closed the connection during the handshake"
         }
         engines.recordTLSConnection(record.info, failure: failure, requests: record.exchanges)
-        context.fireChannelInactive()
     }
 
     /// The connection goes idle before its handshake completed: that is why it closes.

@@ -31,14 +31,22 @@ struct ServerPipelines: Sendable {
 
     /// Plays the origin on a channel: a new connection, or a CONNECT tunnel through the proxy.
     func configureOrigin(_ channel: any Channel, id: UInt64, tls: TLSRuntime?) throws {
-        let sync = channel.pipeline.syncOperations
         let record = ConnectionRecord(id: id, isTLS: tls != nil)
         record.remote = channel.remoteAddress.map(Self.describe)
-        let connectionGuard = ConnectionGuard(timeouts: timeouts)
         // TLS first: everything after it sees plain HTTP. The context is read per connection, so a
         // rotation applies to the next connection.
         if let tls {
-            try sync.addHandler(NIOSSLServerHandler(context: tls.context))
+            try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls.context))
+        }
+        try addOriginHandlers(to: channel, record: record)
+    }
+
+    /// The origin's handlers behind the TLS handler (if any): everything that sees the connection's
+    /// plaintext. Tests add them to an `EmbeddedChannel` to play a TLS connection without a handshake.
+    func addOriginHandlers(to channel: any Channel, record: ConnectionRecord) throws {
+        let sync = channel.pipeline.syncOperations
+        let connectionGuard = ConnectionGuard(timeouts: timeouts)
+        if record.isTLS {
             try sync.addHandler(TLSConnectionObserver(record: record, engines: engines))
             connectionGuard.onIdleTimeout = { TLSConnectionObserver.idleTimeout(record) }
         }
