@@ -23,13 +23,18 @@ extension Engine {
         return append(entry)
     }
 
-    /// Records a request the shell refused before it could be handed over whole (unparseable, headers too
-    /// large, body too large), so that no exchange goes unjournaled. The answer closes the connection.
+    /// Records a request the shell refused (unparseable, headers or body too large, a header timeout, a proxy
+    /// target the proxy may not reach), so that no exchange goes unjournaled. The answer says
+    /// `Connection: close`; ``EnginePair/reject(_:connection:role:status:verdict:detail:close:now:)`` decides
+    /// whether it really closes.
     public mutating func reject(
         partial request: Request?, connection: ConnectionInfo, status: Int, verdict: Verdict, detail: String, now: Date
     ) -> Exchange {
         let response = Self.plain(status: status, "\(status) \(Self.reason(status)): \(detail)\n", close: true)
-        let entry = append(JournalEntry(request: request, connection: connection, time: now, verdict: verdict, detail: detail, status: status))
+        var entry = JournalEntry(request: request, connection: connection, time: now, verdict: verdict, detail: detail, status: status)
+        // A refusal records the body's size, not its hash: the hash is for bodies the engine judged.
+        entry.bodySHA256 = nil
+        entry = append(entry)
         return Exchange(response: response, entry: entry)
     }
 
@@ -62,18 +67,6 @@ extension Engine {
             connection: connection, time: now, verdict: .connectionLimit,
             detail: "closed at once: the server already holds \(limit) connections (--max-connections)", requests: nil
         ))
-    }
-
-    /// Appends entries another engine decided (the proxy's) to this journal, and continues the sequence
-    /// after them, so that one journal tells both hops in order. For a shell that keeps two engines
-    /// itself; an ``EnginePair`` needs neither this nor ``continueSequence(at:)``.
-    public mutating func adopt(_ entries: [JournalEntry]) {
-        log.adopt(entries)
-    }
-
-    /// Continues numbering journal entries at `seq` (see ``adopt(_:)``).
-    public mutating func continueSequence(at seq: Int) {
-        log.continueSequence(at: seq)
     }
 
     static let credentialHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie"]

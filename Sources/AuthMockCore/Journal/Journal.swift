@@ -61,19 +61,6 @@ struct JournalLog: Sendable, Equatable {
         return entry
     }
 
-    /// Keeps entries numbered by another log, and continues the sequence after them.
-    mutating func adopt(_ entries: [JournalEntry]) {
-        for entry in entries {
-            journal.append(entry)
-            nextSeq = max(nextSeq, entry.seq + 1)
-        }
-    }
-
-    /// Continues numbering at `seq`, unless this log is already past it.
-    mutating func continueSequence(at seq: Int) {
-        nextSeq = max(nextSeq, seq)
-    }
-
     /// Empties the journal; the sequence goes on.
     mutating func removeAll() {
         journal.removeAll()
