@@ -59,8 +59,9 @@ public struct EnginePair: Sendable {
         onProxy { engine, random in engine.handle(request, now: now, random: &random) } ?? Self.noProxy
     }
 
-    /// Refuses a request that could not be handed over whole (unparseable, too large, a header timeout, a
-    /// proxy target refused) with `status`, and journals it as `role`'s. Both roles journal it alike.
+    /// Refuses a request with `status` and journals it as `role`'s: one the shell could not hand over whole
+    /// (unparseable, too large, a header timeout), or a whole one whose proxy target the proxy may not
+    /// reach. Both roles journal it alike.
     ///
     /// - Parameters:
     ///   - request: the request as far as it was read; nil when not even its head was (the entry then has

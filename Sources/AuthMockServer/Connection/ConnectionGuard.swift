@@ -10,7 +10,8 @@ import NIOCore
 /// - While a body arrives, each read must follow the last within `idleTimeout`.
 /// - While the server answers (a slow hash, a scenario's stall or delay), no timer runs.
 ///
-/// The ``ExchangeHandler`` tells the guard where the exchange is. The timer is one scheduled task
+/// The ``ExchangeHandler`` tells the guard when a request's head and body are in, the ``ResponseWriter``
+/// when the answer is out. The timer is one scheduled task
 /// whose deadline moves: re-arming on the hot path only writes a number.
 final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer

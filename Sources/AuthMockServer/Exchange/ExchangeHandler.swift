@@ -129,6 +129,9 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     // MARK: Outbound: answers → parts
 
+    /// Hands an answer to the writer. The handlers behind this one write answers without a promise; one
+    /// passed anyway completes once the answer is handed over, not once it is on the wire (a fault may
+    /// delay it or never write it).
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         writer.write(unwrapOutboundIn(data), context: context)
         promise?.succeed()

@@ -4,7 +4,9 @@ import NIOHTTP1
 
 extension ServerPipelines {
     /// The forward proxy's connection. Its HTTP handlers are added one by one, so that a granted CONNECT
-    /// can take them away and play the origin on the same channel.
+    /// can take them away and play the origin on the same channel. Its `ConnectionGuard` stays at the head
+    /// of a tunnel's pipeline, inert (the CONNECT left it answering, with no deadline); the origin's
+    /// handlers bring a guard of their own.
     func configureProxy(_ channel: any Channel, id: UInt64) throws {
         let limits = decoderLimits
         // Bytes after a CONNECT belong to the tunnel (or to the next request after a 407): the decoder
