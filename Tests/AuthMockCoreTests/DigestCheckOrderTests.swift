@@ -53,8 +53,8 @@ struct DigestCheckOrderTests {
         #expect(answer.entry?.detail?.contains(c.detail) == true, "\(answer.entry?.detail ?? "no detail")")
     }
 
-    /// A correct response on a nonce both too old and used up is told the lifetime first.
-    @Test func lifetimeIsCheckedBeforeUses() throws {
+    /// digest.yaml's SHA-256 nonce, answered correctly its five allowed times (nc 1 to 5).
+    static func nonceUsedUp() throws -> (Harness, AuthHeaderValue, DigestClient) {
         var h = Harness(try loadShipped("digest.yaml"))
         let challenge = try #require(h.send().digestChallenge("SHA-256"))
         var client = DigestClient(user: "alice", password: "wonderland")
@@ -62,6 +62,12 @@ struct DigestCheckOrderTests {
             client.nc = nc
             #expect(h.send(authorization: client.authorization(for: challenge)).verdict == .digestOK)
         }
+        return (h, challenge, client)
+    }
+
+    /// A correct response on a nonce both too old and used up is told the lifetime first.
+    @Test func lifetimeIsCheckedBeforeUses() throws {
+        var (h, challenge, client) = try Self.nonceUsedUp()
         client.nc = 6
         h.now = t0.addingTimeInterval(31)
         let answer = h.send(authorization: client.authorization(for: challenge))
@@ -71,13 +77,7 @@ struct DigestCheckOrderTests {
 
     /// A correct response on a used-up nonce with a replayed nc is told the nonce is used up, and stale.
     @Test func usesAreCheckedBeforeTheNC() throws {
-        var h = Harness(try loadShipped("digest.yaml"))
-        let challenge = try #require(h.send().digestChallenge("SHA-256"))
-        var client = DigestClient(user: "alice", password: "wonderland")
-        for nc in 1...5 {
-            client.nc = nc
-            #expect(h.send(authorization: client.authorization(for: challenge)).verdict == .digestOK)
-        }
+        var (h, challenge, client) = try Self.nonceUsedUp()
         let answer = h.send(authorization: client.authorization(for: challenge))
         #expect(answer.verdict == .digestStaleNonce)
         #expect(answer.challenges.allSatisfy { $0[parameter: "stale"] == "true" })
