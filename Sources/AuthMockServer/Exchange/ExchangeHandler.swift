@@ -104,7 +104,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             body = []
             if tooLarge {
                 let detail = "the request body exceeds \(maxBodySize) bytes"
-                refuse(request, answering: head, status: 413, verdict: .bodyTooLarge, detail: detail, context: context)
+                refuse(request, on: request.connection, answering: head, status: 413, verdict: .bodyTooLarge, detail: detail, context: context)
             } else {
                 context.fireChannelRead(wrapInboundOut(ExchangeRequest(request: request, head: head)))
             }
@@ -142,9 +142,10 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Refuses a request before it reaches the handler behind this one: journaled, then answered with
     /// `Connection: close`.
     private func refuse(
-        _ request: Request?, answering head: HTTPRequestHead, status: Int, verdict: Verdict, detail: String, context: ChannelHandlerContext
+        _ request: Request?, on connection: ConnectionInfo, answering head: HTTPRequestHead, status: Int, verdict: Verdict, detail: String,
+        context: ChannelHandlerContext
     ) {
-        let exchange = engines.reject(request, connection: record.info, role: role, status: status, verdict: verdict, detail: detail, close: true)
+        let exchange = engines.reject(request, connection: connection, role: role, status: status, verdict: verdict, detail: detail, close: true)
         writer.write(Answer(response: exchange.response, request: head), context: context)
     }
 
@@ -163,7 +164,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             context.close(promise: nil)
             return
         }
-        var partial: Request?
+        let head: HTTPRequestHead?
         switch state {
         case .failed:
             return
@@ -172,12 +173,13 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             state = .failed
             context.close(promise: nil)
             return
-        case .receiving(let head, _):
-            partial = makeRequest(head, body: [], connection: record.info)
+        case .receiving(let received, _):
+            head = received
         case .idle:
-            partial = nil
+            head = nil
         }
         let connection = record.startExchange()
+        let partial = head.map { makeRequest($0, body: [], connection: connection) }
         switch parserError {
         case .invalidEOFState:
             // The connection ended (the client left, or shutdown closed it) in the middle of a request:
@@ -192,11 +194,11 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case .headerOverflow:
             state = .failed
             let detail = "the request's header fields exceed the server's limit"
-            refuse(partial, answering: Self.unparsed, status: 431, verdict: .headersTooLarge, detail: detail, context: context)
+            refuse(partial, on: connection, answering: Self.unparsed, status: 431, verdict: .headersTooLarge, detail: detail, context: context)
         default:
             state = .failed
             let detail = "the request is not valid HTTP/1.1 (\(parserError))"
-            refuse(partial, answering: Self.unparsed, status: 400, verdict: .malformedRequest, detail: detail, context: context)
+            refuse(partial, on: connection, answering: Self.unparsed, status: 400, verdict: .malformedRequest, detail: detail, context: context)
         }
     }
 
