@@ -5,16 +5,13 @@ import NIOHTTP1
 
 /// Translates between HTTP/1.1 parts and the engine's terms, for an origin or a proxy connection.
 ///
-/// Inbound, it assembles request parts into an ``ExchangeRequest`` for the handler behind it
-/// (``OriginHandler`` or ``ForwardProxyHandler``); outbound, it hands their ``Answer``s to the
-/// ``ResponseWriter``. What cannot reach that handler it refuses itself, through the engine, so that it
+/// It assembles request parts into an ``ExchangeRequest`` for its ``ExchangeResponder`` (the origin's or
+/// the forward proxy's), which answers through the connection's ``ResponseWriter``. What cannot reach that handler it refuses itself, through the engine, so that it
 /// is journaled: a body over the limit (413), a request the decoder cannot parse (400, 431), a head that
 /// trickles in past the header timeout (408). The decoder cannot resynchronise after those, so the
 /// connection closes.
-final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
+final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
-    typealias InboundOut = ExchangeRequest
-    typealias OutboundIn = Answer
     typealias OutboundOut = HTTPServerResponsePart
 
     private enum State {
@@ -33,12 +30,17 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private let writer: ResponseWriter
     private let maxBodySize: Int
     private let logger: Logger
+    private let responder: any ExchangeResponder
     private var state = State.idle
     /// The body of the request being received; kept outside `state` so appending never copies it.
     private var body: [UInt8] = []
 
-    init(role: Engine.Role, engines: LockedEngines, record: ConnectionRecord, writer: ResponseWriter, maxBodySize: Int, logger: Logger) {
+    init(
+        role: Engine.Role, engines: LockedEngines, record: ConnectionRecord, writer: ResponseWriter, maxBodySize: Int, logger: Logger,
+        responder: any ExchangeResponder
+    ) {
         self.role = role
+        self.responder = responder
         self.engines = engines
         self.record = record
         self.writer = writer
@@ -106,7 +108,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 let detail = "the request body exceeds \(maxBodySize) bytes"
                 refuse(request, on: request.connection, answering: head, status: 413, verdict: .bodyTooLarge, detail: detail, context: context)
             } else {
-                context.fireChannelRead(wrapInboundOut(ExchangeRequest(request: request, head: head)))
+                responder.respond(to: ExchangeRequest(request: request, head: head), writer: writer, context: context)
             }
         case (.end, .discarding):
             state = .failed
@@ -127,19 +129,9 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         connectionGuard.headReceived()
     }
 
-    // MARK: Outbound: answers → parts
-
-    /// Hands an answer to the writer. The handlers behind this one write answers without a promise; one
-    /// passed anyway completes once the answer is handed over, not once it is on the wire (a fault may
-    /// delay it or never write it).
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        writer.write(unwrapOutboundIn(data), context: context)
-        promise?.succeed()
-    }
-
     // MARK: Refusals
 
-    /// Refuses a request before it reaches the handler behind this one: journaled, then answered with
+    /// Refuses a request before it reaches the responder: journaled, then answered with
     /// `Connection: close`.
     private func refuse(
         _ request: Request?, on connection: ConnectionInfo, answering head: HTTPRequestHead, status: Int, verdict: Verdict, detail: String,

@@ -7,7 +7,6 @@ struct ProxyStack {
     /// NIO's decoder stops parsing after any CONNECT; a new one takes over when no tunnel follows.
     var decoder: ByteToMessageHandler<HTTPRequestDecoder>
     var pipelining: HTTPServerPipelineHandler
-    var exchange: ExchangeHandler
     var backPressure: BackPressureHandler
     var makeDecoder: () -> ByteToMessageHandler<HTTPRequestDecoder>
     /// The origin listening on a port, if it is one of the server's.

@@ -22,13 +22,14 @@ extension ServerPipelines {
         let registry = self.registry
         let stack = ProxyStack(
             encoder: HTTPResponseEncoder(), decoder: makeDecoder(), pipelining: HTTPServerPipelineHandler(),
-            exchange: exchangeHandler(role: .proxy, record: record, connectionGuard: connectionGuard), backPressure: BackPressureHandler(),
+            backPressure: BackPressureHandler(),
             makeDecoder: makeDecoder, origin: origin,
             tunnel: { [self] channel, origin in try configureOrigin(channel, id: registry.allocateID(), tls: origin.tls) }
         )
+        let proxy = ForwardProxyResponder(engines: engines, stack: stack, logger: logger)
         try channel.pipeline.syncOperations.addHandlers([
-            connectionGuard, stack.encoder, stack.decoder, stack.pipelining, stack.backPressure, stack.exchange,
-            ForwardProxyHandler(engines: engines, stack: stack, logger: logger),
+            connectionGuard, stack.encoder, stack.decoder, stack.pipelining, stack.backPressure,
+            exchangeHandler(role: .proxy, record: record, connectionGuard: connectionGuard, responder: proxy),
         ])
     }
 }

@@ -12,12 +12,12 @@ import NIOSSL
 /// ConnectionGuard                                  header and idle timeouts, below the HTTP codec
 /// HTTP codec + HTTPServerPipelineHandler           NIO's; one request at a time, graceful quiescing
 /// BackPressureHandler                              holds reads while the client does not read
-/// ExchangeHandler (origin)                         parts ↔ Request / Answer; the only writer's caller
-/// OriginHandler                                    asks the engine
+/// ExchangeHandler (origin) → OriginResponder       parts → Request; the engine's answer → ResponseWriter
 /// ```
-/// A proxy connection has the same layers without TLS, with a ``ForwardProxyHandler`` in place of the
-/// ``OriginHandler``; a granted CONNECT swaps its HTTP layers for an origin connection's (see
-/// `ServerPipelines+Proxy.swift`).
+/// A proxy connection has the same layers without TLS, with a ``ForwardProxyResponder`` in place of the
+/// ``OriginResponder``; a granted CONNECT swaps its HTTP layers for an origin connection's (see
+/// `ServerPipelines+Proxy.swift`). The responders are called by the exchange handler, not pipeline
+/// stages: see ``ExchangeResponder``.
 struct ServerPipelines: Sendable {
     let engines: LockedEngines
     let registry: ConnectionRegistry
@@ -25,7 +25,7 @@ struct ServerPipelines: Sendable {
     let decoderLimits: NIOHTTPDecoderLimitConfiguration
     let maxBodySize: Int
     let logger: Logger
-    let perform: OriginHandler.Perform
+    let perform: OriginResponder.Perform
     /// The origin listening on a port, if it is one of the server's (the proxy's only targets).
     let origin: @Sendable (Int) -> OriginListener?
 
@@ -60,14 +60,16 @@ struct ServerPipelines: Sendable {
             withEncoderConfiguration: .init(), withDecoderLimitConfiguration: decoderLimits
         )
         try sync.addHandler(BackPressureHandler())
-        try sync.addHandler(exchangeHandler(role: .origin, record: record, connectionGuard: connectionGuard))
-        try sync.addHandler(OriginHandler(engines: engines, perform: perform, logger: logger))
+        let origin = OriginResponder(engines: engines, perform: perform, logger: logger)
+        try sync.addHandler(exchangeHandler(role: .origin, record: record, connectionGuard: connectionGuard, responder: origin))
     }
 
-    func exchangeHandler(role: Engine.Role, record: ConnectionRecord, connectionGuard: ConnectionGuard) -> ExchangeHandler {
+    func exchangeHandler(
+        role: Engine.Role, record: ConnectionRecord, connectionGuard: ConnectionGuard, responder: any ExchangeResponder
+    ) -> ExchangeHandler {
         ExchangeHandler(
             role: role, engines: engines, record: record, writer: ResponseWriter(connectionGuard: connectionGuard, registry: registry),
-            maxBodySize: maxBodySize, logger: logger
+            maxBodySize: maxBodySize, logger: logger, responder: responder
         )
     }
 

@@ -7,10 +7,8 @@ import NIOHTTP1
 /// `HTTPProxySimulator`: the target is checked (``ProxyRouting``, pure), the proxy's engine decides on
 /// its credentials (407 or granted), and a granted request is handed to the origin in-process
 /// (absolute-form `GET http://…`) or turns this channel into a tunnel into the origin (`CONNECT`).
-final class ForwardProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = ExchangeRequest
-    typealias OutboundOut = Answer
-
+/// One per proxy connection: it keeps the connection's current HTTP decoder.
+final class ForwardProxyResponder: ExchangeResponder {
     private let engines: LockedEngines
     private var stack: ProxyStack
     private let logger: Logger
@@ -21,9 +19,11 @@ final class ForwardProxyHandler: ChannelInboundHandler, RemovableChannelHandler 
         self.logger = logger
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let incoming = unwrapInboundIn(data)
+    func respond(to incoming: ExchangeRequest, writer: ResponseWriter, context: ChannelHandlerContext) {
         let request = incoming.request
+        func answer(_ response: Response) {
+            writer.write(Answer(response: response, request: incoming.head), context: context)
+        }
         // Whatever the answer, unless a tunnel opens, a CONNECT leaves NIO's decoder spent: renew it.
         var tunnelling = false
         defer {
@@ -37,25 +37,21 @@ final class ForwardProxyHandler: ChannelInboundHandler, RemovableChannelHandler 
         switch routing {
         case .refuse(let status, let verdict, let detail):
             let exchange = engines.reject(request, connection: request.connection, role: .proxy, status: status, verdict: verdict, detail: detail, close: false)
-            answer(incoming, with: exchange.response, context: context)
+            answer(exchange.response)
         case .forward(let target):
             let hop = engines.handleProxy(request)
-            guard hop.response.status == 200 else { return answer(incoming, with: hop.response, context: context) }
+            guard hop.response.status == 200 else { return answer(hop.response) }
             // A real proxy consumes its own credentials: the origin must not see them from here.
             var forwarded = request
             forwarded.target = target.originForm
             forwarded.headers.removeAll { ["proxy-authorization", "proxy-connection"].contains($0.name.lowercased()) }
-            answer(incoming, with: engines.handle(forwarded).response, context: context)
+            answer(engines.handle(forwarded).response)
         case .tunnel:
             let hop = engines.handleProxy(request)
-            guard hop.response.status == 200, let listener else { return answer(incoming, with: hop.response, context: context) }
+            guard hop.response.status == 200, let listener else { return answer(hop.response) }
             tunnelling = true
             startTunnel(into: listener, proxyConnection: request.connection.id, context: context)
         }
-    }
-
-    private func answer(_ incoming: ExchangeRequest, with response: Response, context: ChannelHandlerContext) {
-        context.writeAndFlush(wrapOutboundOut(Answer(response: response, request: incoming.head)), promise: nil)
     }
 
     /// Answers the CONNECT and plays the origin on this channel: the proxy's HTTP handlers go, the
@@ -71,9 +67,8 @@ final class ForwardProxyHandler: ChannelInboundHandler, RemovableChannelHandler 
             decoderContext.writeAndFlush(NIOAny(ResponseWriter.tunnelEstablished(allocator: channel.allocator)), promise: nil)
             try stack.tunnel(channel, origin)
             engines.connectionClosed(proxyConnection)  // the proxy's state for this connection ends here
-            sync.removeHandler(stack.exchange, promise: nil)
             sync.removeHandler(stack.backPressure, promise: nil)
-            sync.removeHandler(context: context, promise: nil)
+            sync.removeHandler(context: context, promise: nil)  // the proxy connection's ExchangeHandler
             // Last: removing the decoder forwards the bytes it holds into the origin's handlers.
             sync.removeHandler(stack.decoder, promise: nil)
             // The pipelining handler may have been holding back a read.

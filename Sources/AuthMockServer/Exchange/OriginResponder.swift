@@ -3,11 +3,8 @@ import Logging
 import NIOCore
 
 /// Plays the origin: asks the engine what to answer a request, does what the engine asks of the shell
-/// first (a certificate rotation), and sends the answer back through the ``ExchangeHandler``.
-final class OriginHandler: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = ExchangeRequest
-    typealias OutboundOut = Answer
-
+/// first (a certificate rotation), and hands the answer to the connection's ``ResponseWriter``.
+final class OriginResponder: ExchangeResponder {
     /// Carries out the engine's ``ServerAction``s; the future completes when they are done.
     typealias Perform = @Sendable ([ServerAction], any EventLoop) -> EventLoopFuture<Void>
 
@@ -21,33 +18,32 @@ final class OriginHandler: ChannelInboundHandler, RemovableChannelHandler {
         self.logger = logger
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let incoming = unwrapInboundIn(data)
+    func respond(to incoming: ExchangeRequest, writer: ResponseWriter, context: ChannelHandlerContext) {
         guard let slowCheck = engines.slowPasswordCheck(incoming.request) else {
-            answer(incoming, exchange: engines.handle(incoming.request), context: context)
+            answer(incoming, exchange: engines.handle(incoming.request), writer: writer, context: context)
             return
         }
-        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        let loopBound = NIOLoopBound((self, writer, context), eventLoop: context.eventLoop)
         SlowHashHop.run(slowCheck, on: context.eventLoop).whenComplete { _ in
-            let (handler, context) = loopBound.value
-            handler.answer(incoming, exchange: handler.engines.handle(incoming.request), context: context)
+            let (responder, writer, context) = loopBound.value
+            responder.answer(incoming, exchange: responder.engines.handle(incoming.request), writer: writer, context: context)
         }
     }
 
     /// Writes the engine's answer once the shell has done what it asked (a response announcing a
     /// rotation goes out only once new connections get the new certificate).
-    private func answer(_ incoming: ExchangeRequest, exchange: Exchange, context: ChannelHandlerContext) {
+    private func answer(_ incoming: ExchangeRequest, exchange: Exchange, writer: ResponseWriter, context: ChannelHandlerContext) {
         let request = incoming.request
         logger.debug("\(request.method) \(request.target) → \(exchange.response.status) \(exchange.entry?.verdict.rawValue ?? "control")")
         let answer = Answer(response: exchange.response, request: incoming.head)
         if exchange.actions.isEmpty {
-            context.writeAndFlush(wrapOutboundOut(answer), promise: nil)
+            writer.write(answer, context: context)
             return
         }
-        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        let loopBound = NIOLoopBound((writer, context), eventLoop: context.eventLoop)
         perform(exchange.actions, context.eventLoop).whenComplete { _ in
-            let (handler, context) = loopBound.value
-            context.writeAndFlush(handler.wrapOutboundOut(answer), promise: nil)
+            let (writer, context) = loopBound.value
+            writer.write(answer, context: context)
         }
     }
 }
