@@ -48,4 +48,21 @@ struct ClientProfileTests {
             #expect(messages.contains { $0.contains("when names 'ca-file', which is not an input — did you mean 'ca_file'?") })
         }
     }
+
+    /// `install:` lists packages by source; an option where a package belongs is refused, with its place.
+    @Test func installListsArePackageNames() throws {
+        let profile = try ClientProfileLoader.load(
+            yaml: Self.yaml + "\ninstall:\n  debian: [default-jdk-headless, libokhttp-java]\n  pypi: [httpx]\n", file: "okhttp.yaml"
+        )
+        #expect(profile.install == .init(debian: ["default-jdk-headless", "libokhttp-java"], pypi: ["httpx"]))
+        #expect(try ClientProfileLoader.load(yaml: Self.yaml, file: "curl.yaml").install == .init())
+        do {
+            _ = try ClientProfileLoader.load(yaml: Self.yaml + "\ninstall:\n  debian: [-y curl]\n  brew: [curl]\n", file: "curl.yaml")
+            Issue.record("an install list with an option loaded")
+        } catch {
+            let messages = error.diagnostics.map(\.description)
+            #expect(messages.contains { $0.hasPrefix("curl.yaml:17:12:") && $0.contains("install.debian names '-y curl', which is not a package name") })
+            #expect(messages.contains { $0.contains("brew") })
+        }
+    }
 }

@@ -24,6 +24,9 @@ public struct ClientProfile: Sendable, Equatable {
     public var skipFeatures: [String]
     /// Why the client behaves as it does, for the matrix notes.
     public var notes: String?
+    /// What the client needs installed, for scripts that set a machine up (`ci/conformance`): the runner
+    /// itself installs nothing.
+    public var install: Install
     public var command: [String]
     public var arguments: [ConditionalArguments]
     /// Appended once per fetch (`repeat × parallel` times), after everything else: URLs for curl and wget.
@@ -42,9 +45,23 @@ public struct ClientProfile: Sendable, Equatable {
         self.prepare = prepare
         self.skipFeatures = skipFeatures
         self.notes = notes
+        self.install = Install()
         self.command = command
         self.arguments = arguments
         self.perFetch = perFetch
+    }
+
+    /// Packages a profile's client needs, by where they come from.
+    public struct Install: Sendable, Equatable {
+        /// Debian packages (`apt-get install`).
+        public var debian: [String] = []
+        /// Python packages (`python3 -m pip install`).
+        public var pypi: [String] = []
+
+        public init(debian: [String] = [], pypi: [String] = []) {
+            self.debian = debian
+            self.pypi = pypi
+        }
     }
 
     /// Arguments added when every input in `when` is given and none in `unless` is.
@@ -105,7 +122,8 @@ public struct ClientProfile: Sendable, Equatable {
 
 /// Reads client profiles (`clients/NAME.yaml`) strictly, with the scenario loader's diagnostics.
 public enum ClientProfileLoader {
-    public static let keys = ["name", "description", "version", "prepare", "skip-features", "notes", "command", "args", "per-fetch"]
+    public static let keys = ["name", "description", "version", "prepare", "skip-features", "notes", "install", "command", "args", "per-fetch"]
+    public static let installKeys = ["debian", "pypi"]
     public static let argumentKeys = ["when", "unless", "add"]
     /// What `when:` and `unless:` may name.
     public static let conditions = ClientProfile.placeholders.filter { $0 != "url" && $0 != "case" }
@@ -127,6 +145,10 @@ extension ScenarioReader {
         profile.versionCommand = fields["version"].flatMap { words($0, "version") }
         profile.prepare = fields["prepare"].flatMap { words($0, "prepare") }
         profile.notes = fields["notes"].flatMap { string($0, "notes", allowEmpty: true) }
+        if let node = fields["install"], let install = mapping(node, "install", allowed: ClientProfileLoader.installKeys, required: []) {
+            profile.install.debian = install["debian"].flatMap { packages($0, "install.debian") } ?? []
+            profile.install.pypi = install["pypi"].flatMap { packages($0, "install.pypi") } ?? []
+        }
         if let node = fields["skip-features"] { profile.skipFeatures = features(node, "skip-features") }
         if let node = fields["args"], let items = sequence(node, "args") {
             for item in items {
@@ -153,6 +175,21 @@ extension ScenarioReader {
             }
         }
         return words.count == items.count ? words : nil
+    }
+
+    /// Package names: one word each, no options (`-y` would be read by apt-get as one).
+    private func packages(_ node: Node, _ what: String) -> [String]? {
+        guard let items = sequence(node, what) else { return nil }
+        var result: [String] = []
+        for item in items {
+            guard let name = string(item, "a package of \(what)") else { continue }
+            if name.hasPrefix("-") || name.contains(where: \.isWhitespace) {
+                report(item, "\(what) names '\(name)', which is not a package name", hint: "one package per item, e.g. [curl, libssl-dev]; no options")
+            } else {
+                result.append(name)
+            }
+        }
+        return result
     }
 
     private func conditions(_ node: Node, _ what: String) -> [String]? {
