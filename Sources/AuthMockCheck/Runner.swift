@@ -21,6 +21,32 @@ public struct CaseReport: Sendable, Codable, Equatable {
     public var journal: [JournalEntry]
     /// The seq of the entries the findings quote.
     public var quoted: [Int]?
+    /// The schemes the client sent credentials of in this case (`Digest`, `proxy Basic`): evidence for
+    /// other cases' ``SchemeGate``.
+    public var schemesUsed: [String]?
+    /// Set when the case's scheme gate was not met by its own journal: the run settles the verdict.
+    public var gate: SchemeGate?
+
+    public init(
+        id: String, title: String, reference: String? = nil, verdict: CaseVerdict, findings: [String] = [], observations: [String] = [],
+        outcome: ClientOutcome? = nil, command: [String]? = nil, stdout: String? = nil, stderr: String? = nil, journal: [JournalEntry] = [],
+        quoted: [Int]? = nil, schemesUsed: [String]? = nil, gate: SchemeGate? = nil
+    ) {
+        self.id = id
+        self.title = title
+        self.reference = reference
+        self.verdict = verdict
+        self.findings = findings
+        self.observations = observations
+        self.outcome = outcome
+        self.command = command
+        self.stdout = stdout
+        self.stderr = stderr
+        self.journal = journal
+        self.quoted = quoted
+        self.schemesUsed = schemesUsed
+        self.gate = gate
+    }
 }
 
 /// A client's run of a suite.
@@ -30,7 +56,18 @@ public struct SuiteReport: Sendable, Codable, Equatable {
     public var version: String?
     public var authmock: String
     public var started: String
+    /// `2/4` when the run was one shard of the suite (`--shard`); nil for a whole run.
+    public var shard: String?
     public var cases: [CaseReport]
+
+    public init(client: String, version: String? = nil, authmock: String, started: String, shard: String? = nil, cases: [CaseReport]) {
+        self.client = client
+        self.version = version
+        self.authmock = authmock
+        self.started = started
+        self.shard = shard
+        self.cases = cases
+    }
 
     public func count(_ verdict: CaseVerdict) -> Int { cases.filter { $0.verdict == verdict }.count }
 
@@ -58,6 +95,11 @@ public struct CheckRunner: Sendable {
     /// the process's own by default; tests pass one instead of changing the process-wide environment,
     /// which other tests' child processes would inherit.
     public var environment: [String: String] = ProcessInfo.processInfo.environment
+    /// Cases run at once. Each has its own server on free ports and its own directory, so verdicts do not
+    /// depend on it; only the order of the progress lines does.
+    public var jobs: Int = 1
+    /// The slice of the suite this run is, recorded in its report for the merge; nil: the whole suite.
+    public var shard: Shard?
 
     /// Journal entries kept per case in reports.
     public static let journalExcerpt = 60
@@ -76,6 +118,8 @@ public struct CheckRunner: Sendable {
         self.progress = progress
     }
 
+    /// Runs the cases, `jobs` at a time, and settles the verdicts that depend on the whole run
+    /// (``SchemeGate``). Reports come back in the order of `cases`; progress comes as cases finish.
     public func run(_ cases: [ConformanceCase]) async -> SuiteReport {
         let started = Date.ISO8601FormatStyle().format(Date())
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("authmock-check-\(UUID().uuidString)")
@@ -83,23 +127,41 @@ public struct CheckRunner: Sendable {
         defer { try? FileManager.default.removeItem(at: work) }
 
         let version = await clientVersion(in: work)
-        var prepareFailure: String?
-        if let prepare = profile.prepare {
-            prepareFailure = await runPrepare(prepare, in: work)
-        }
-        var reports: [CaseReport] = []
-        for (index, item) in cases.enumerated() {
-            var report: CaseReport
-            if let prepareFailure {
-                report = Self.errorReport(item, "the client profile's prepare step failed: \(prepareFailure)")
-            } else {
-                report = await run(item, in: work.appendingPathComponent(String(format: "%03d", index)))
+        let prepareFailure: String? = if let prepare = profile.prepare { await runPrepare(prepare, in: work) } else { nil }
+        var reports = [CaseReport?](repeating: nil, count: cases.count)
+        await withTaskGroup(of: (Int, CaseReport).self) { group in
+            var next = 0
+            var finished = 0
+            func start(_ index: Int) {
+                group.addTask {
+                    if let prepareFailure {
+                        return (index, Self.errorReport(cases[index], "the client profile's prepare step failed: \(prepareFailure)"))
+                    }
+                    var report = await run(cases[index], in: work.appendingPathComponent(String(format: "%03d", index)))
+                    let quoted = (report.quoted ?? []) + (report.gate.map { $0.lacking.quoted + $0.having.quoted } ?? [])
+                    report.journal = Self.excerpt(report.journal, keeping: Set(quoted))
+                    return (index, report)
+                }
             }
-            report.journal = Self.excerpt(report.journal, keeping: Set(report.quoted ?? []))
-            progress(index + 1, cases.count, report)
-            reports.append(report)
+            while next < min(max(1, jobs), cases.count) {
+                start(next)
+                next += 1
+            }
+            for await (index, report) in group {
+                reports[index] = report
+                finished += 1
+                progress(finished, cases.count, report)
+                if next < cases.count {
+                    start(next)
+                    next += 1
+                }
+            }
         }
-        return SuiteReport(client: profile.name, version: version, authmock: authmockVersion, started: started, cases: reports)
+        var suite = SuiteReport(
+            client: profile.name, version: version, authmock: authmockVersion, started: started, shard: shard?.description, cases: reports.compactMap { $0 }
+        )
+        suite.settleSchemeGates()
+        return suite
     }
 
     /// Runs one case in its own directory (certificates, body file, captured output).
@@ -153,7 +215,18 @@ public struct CheckRunner: Sendable {
             expectations: definition.expectations, authority: inputs.authority,
             bodySHA256: definition.request.body.map(Judge.sha256Hex), timeout: timeout
         )
-        var report = Self.report(item, judgement: judge.judge(journal, outcome: result.outcome), journal: journal, evicted: evicted)
+        var judgement = judge.judge(journal, outcome: result.outcome)
+        // A gate the journal does not meet is settled by the whole run: judge both ways now.
+        let open = judge.openSchemes(journal)
+        var having = open.isEmpty ? nil : judge.judge(journal, outcome: result.outcome, implementedAnyway: true)
+        if evicted > 0 {
+            let note = "the client made so many requests that the first \(evicted) journal entries were dropped; the judgement covers the last \(journal.count)"
+            judgement.findings.append(note)
+            having?.findings.append(note)
+        }
+        var report = Self.report(item, judgement: judgement, journal: journal)
+        report.schemesUsed = Judge.schemesUsed(journal).sorted().map(\.description)
+        report.gate = having.map { SchemeGate(needs: open, lacking: judgement, having: $0) }
         report.outcome = result.outcome
         report.command = command
         report.stdout = result.stdout
@@ -171,12 +244,9 @@ public struct CheckRunner: Sendable {
     }
 
     /// A case's report from the judge's verdict on its journal.
-    static func report(_ item: ConformanceCase, judgement: Judgement, journal: [JournalEntry], evicted: Int) -> CaseReport {
+    static func report(_ item: ConformanceCase, judgement: Judgement, journal: [JournalEntry]) -> CaseReport {
         var report = Self.report(item, verdict: judgement.verdict)
         report.findings = judgement.findings
-        if evicted > 0 {
-            report.findings.append("the client made so many requests that the first \(evicted) journal entries were dropped; the judgement covers the last \(journal.count)")
-        }
         report.observations = judgement.observations
         report.quoted = judgement.quoted.isEmpty ? nil : judgement.quoted
         report.journal = journal
@@ -288,7 +358,7 @@ public struct CheckRunner: Sendable {
     static func report(_ item: ConformanceCase, verdict: CaseVerdict) -> CaseReport {
         CaseReport(
             id: item.id, title: item.definition.title, reference: item.definition.reference, verdict: verdict, findings: [], observations: [],
-            outcome: nil, command: nil, stdout: nil, stderr: nil, journal: [], quoted: nil
+            outcome: nil, command: nil, stdout: nil, stderr: nil, journal: [], quoted: nil, schemesUsed: nil, gate: nil
         )
     }
 

@@ -239,6 +239,12 @@ public struct EntryPattern: Sendable, Equatable {
     /// Whether the journal flagged a credential sent to the wrong party.
     public var leak: Bool?
 
+    /// The scheme, per hop, this pattern asks credentials of; nil when it names none (`any`, `none`).
+    public var schemeUse: SchemeUse? {
+        guard case .scheme(let scheme)? = credentials else { return nil }
+        return SchemeUse(hop: hop ?? "origin", scheme: scheme)
+    }
+
     public init(
         kind: Kind = .request, hop: String? = nil, method: String? = nil, status: [Int]? = nil, verdict: [String]? = nil,
         credentials: CredentialsMatch? = nil, algorithm: String? = nil, qop: String? = nil, userhash: Bool? = nil,

@@ -75,13 +75,15 @@ public struct Judge: Sendable {
         self.timeout = timeout
     }
 
-    public func judge(_ journal: [JournalEntry], outcome: ClientOutcome) -> Judgement {
+    /// - Parameter implementedAnyway: judge as if the `implemented:` gate were met — the judgement for a
+    ///   client known from the rest of its run to have the schemes this journal lacks (see ``SchemeGate``).
+    public func judge(_ journal: [JournalEntry], outcome: ClientOutcome, implementedAnyway: Bool = false) -> Judgement {
         let entries = journal.sorted { $0.seq < $1.seq }
         var failures: [(Grade, String)] = []
         var quoted: Set<Int> = []
         var observations: [String] = []
 
-        let missing = expectations.implemented.first { pattern in !entries.contains { matches(pattern, $0) } }
+        let missing = implementedAnyway ? nil : expectations.implemented.first { pattern in !entries.contains { matches(pattern, $0) } }
         let implemented = missing == nil
 
         if outcome.timedOut {
@@ -128,6 +130,20 @@ public struct Judge: Sendable {
             findings.insert("the client never sent a request \(describe(pattern)): it lacks the feature, or was not given the inputs" + lastAnswer(entries, &quoted), at: 0)
         }
         return Judgement(verdict: verdict, findings: findings, observations: observations, quoted: quoted.sorted())
+    }
+
+    /// The schemes this case's `implemented:` gate names that its own journal does not show: empty when the
+    /// journal shows them all. A client that has them (from the rest of its run) but did not use them here
+    /// failed at the scheme, before any later part of the gate (a redirect to follow) could be reached.
+    public func openSchemes(_ journal: [JournalEntry]) -> [SchemeUse] {
+        expectations.implemented.filter { pattern in !journal.contains { matches(pattern, $0) } }.compactMap(\.schemeUse)
+    }
+
+    /// Every scheme the journal shows credentials of, per hop: the evidence a ``SchemeGate`` is settled on.
+    public static func schemesUsed(_ journal: [JournalEntry]) -> Set<SchemeUse> {
+        Set(journal.filter { $0.exchange > 0 }.compactMap { entry in
+            presentedScheme(entry).flatMap { $0 == "(empty)" ? nil : SchemeUse(hop: entry.hop ?? "origin", scheme: $0) }
+        })
     }
 
     /// The worst broken expectation decides; without the feature, only a broken `fail` outranks

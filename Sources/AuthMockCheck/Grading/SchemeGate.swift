@@ -1,0 +1,83 @@
+/// A scheme a client sends credentials of, to one hop: `Digest` to the origin, `proxy Basic`.
+public struct SchemeUse: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// `origin` or `proxy`.
+    public var hop: String
+    /// The scheme as the RFCs spell it (`Basic`, `Digest`, `NTLM`, `Negotiate`); others as the client sent them.
+    public var scheme: String
+
+    public init(hop: String, scheme: String) {
+        self.hop = hop
+        self.scheme = Self.known.first { $0.lowercased() == scheme.lowercased() } ?? scheme
+    }
+
+    static let known = ["Basic", "Digest", "NTLM", "Negotiate", "Bearer"]
+
+    /// `Digest`, `proxy Basic`: how reports name it, and how it is stored.
+    public var description: String { hop == "proxy" ? "proxy \(scheme)" : scheme }
+
+    public init?(_ description: String) {
+        let words = description.split(separator: " ")
+        switch words.count {
+        case 1: self.init(hop: "origin", scheme: String(words[0]))
+        case 2 where words[0] == "proxy": self.init(hop: "proxy", scheme: String(words[1]))
+        default: return nil
+        }
+    }
+
+    public static func < (a: SchemeUse, b: SchemeUse) -> Bool { a.description < b.description }
+}
+
+/// The suite's one rule for `unimplemented`: a case gated on a scheme (its `implemented:` names
+/// `credentials: Digest`, or `hop: proxy` with `credentials: Basic`) is `unimplemented` only for a
+/// client that sent that scheme to that hop in no case of its run. A client that used the scheme
+/// elsewhere has it, so not using it here is judged like any other broken expectation.
+///
+/// A case's own journal cannot tell, so a case that did not meet its gate keeps both judgements and the
+/// suite settles them once every case has run — also across shards merged into one column.
+public struct SchemeGate: Sendable, Equatable, Codable {
+    /// The schemes the gate names that the case's journal does not show, as ``SchemeUse/description``.
+    public var needs: [String]
+    /// The judgement when the client never uses them: normally `unimplemented`.
+    public var lacking: Judgement
+    /// The judgement when it uses them elsewhere in the run.
+    public var having: Judgement
+
+    public init(needs: [SchemeUse], lacking: Judgement, having: Judgement) {
+        self.needs = needs.sorted().map(\.description)
+        self.lacking = lacking
+        self.having = having
+    }
+}
+
+extension SuiteReport {
+    /// Gives every gated case the judgement the whole run's evidence calls for. Idempotent: it starts
+    /// from the gates each time, so shards can be merged and settled again.
+    public mutating func settleSchemeGates() {
+        var firstUse: [String: String] = [:]
+        for report in cases {
+            for scheme in report.schemesUsed ?? [] where firstUse[scheme] == nil { firstUse[scheme] = report.id }
+        }
+        for index in cases.indices {
+            guard let gate = cases[index].gate else { continue }
+            let used = gate.needs.compactMap { scheme in firstUse[scheme].map { (scheme, $0) } }
+            var judgement: Judgement
+            if used.count == gate.needs.count {
+                judgement = gate.having
+                if judgement.verdict != .pass {
+                    let evidence = used.map { "\($0.0) in `\($0.1)`" }.joined(separator: " and ")
+                    judgement.findings.insert("the client used \(evidence) in this run, so it has the scheme and this case is judged", at: 0)
+                }
+            } else {
+                judgement = gate.lacking
+                if judgement.verdict == .unimplemented {
+                    let unused = gate.needs.filter { firstUse[$0] == nil }.joined(separator: " or ")
+                    judgement.findings.append("no case of this run saw \(unused) credentials from it")
+                }
+            }
+            cases[index].verdict = judgement.verdict
+            cases[index].findings = judgement.findings
+            cases[index].observations = judgement.observations
+            cases[index].quoted = judgement.quoted.isEmpty ? nil : judgement.quoted
+        }
+    }
+}
