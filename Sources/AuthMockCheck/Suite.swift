@@ -23,7 +23,7 @@ public enum Suite {
         public var description: String { diagnostics.map(\.description).joined(separator: "\n") }
     }
 
-    /// Loads every `*.yaml` of `directory` (sorted by name). Files without a `case:` section are not
+    /// Loads every `*.yaml` of `directory`, in the order of the cases' names. Files without a `case:` section are not
     /// cases and are refused, so that a suite never silently shrinks. Two files may not share a name.
     public static func load(directory: String) throws(LoadError) -> [ConformanceCase] {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
@@ -57,7 +57,8 @@ public enum Suite {
             }
         }
         guard diagnostics.isEmpty else { throw LoadError(diagnostics: diagnostics) }
-        return cases
+        // One order everywhere (reports, shards, the merged matrix): the case's name, not its file's.
+        return cases.sorted { $0.id < $1.id }
     }
 
     /// The cases whose id matches any of the globs (`*` any run of characters, `?` one); all without globs.
@@ -87,5 +88,33 @@ public enum Suite {
         }
         while pi < p.count, p[pi] == "*" { pi += 1 }
         return pi == p.count
+    }
+}
+
+/// One of `count` deterministic slices of a suite (`--shard 2/4`): case i (from 0, in suite order) is in
+/// shard `i % count + 1`. Round robin rather than contiguous blocks, so that each shard gets a share of
+/// every family (the slow `fault.*` cases do not all land in one).
+public struct Shard: Sendable, Equatable, CustomStringConvertible {
+    /// From 1.
+    public var index: Int
+    public var count: Int
+
+    public init?(index: Int, count: Int) {
+        guard count >= 1, (1...count).contains(index) else { return nil }
+        self.index = index
+        self.count = count
+    }
+
+    /// Reads `I/N`.
+    public init?(_ text: String) {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]) else { return nil }
+        self.init(index: index, count: count)
+    }
+
+    public var description: String { "\(index)/\(count)" }
+
+    public func select<Item>(_ items: [Item]) -> [Item] {
+        items.enumerated().filter { $0.offset % count == index - 1 }.map(\.element)
     }
 }

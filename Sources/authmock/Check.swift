@@ -38,6 +38,12 @@ extension AuthMockCommand {
         @Option(help: ArgumentHelp("Seconds a client may take per case when the case sets none.", valueName: "seconds"))
         var timeout: Double = 10
 
+        @Option(help: ArgumentHelp("Cases run at once, each on its own server (default: the number of cores).", valueName: "n"))
+        var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+
+        @Option(help: ArgumentHelp("Run only slice I of N of the selected cases (round robin); `authmock matrix` merges the shards' JSON reports.", valueName: "I/N"))
+        var shard: String?
+
         @Option(help: ArgumentHelp("Write a JUnit XML report.", valueName: "file"))
         var junit: String?
 
@@ -59,6 +65,8 @@ extension AuthMockCommand {
         /// Usage problems exit 2, as documented (ArgumentParser's own would exit 64).
         func usageProblem() -> String? {
             guard timeout > 0 else { return "--timeout must be positive" }
+            guard jobs >= 1 else { return "--jobs must be at least 1" }
+            if let shard, Shard(shard) == nil { return "--shard takes I/N with 1 ≤ I ≤ N, e.g. --shard 2/4; got '\(shard)'" }
             if !list, (client == nil) == command.isEmpty {
                 return "give the client either as a command after -- or with --client (one of them)"
             }
@@ -85,8 +93,14 @@ extension AuthMockCommand {
                 printError(error.description)
                 throw ExitCode(2)
             }
-            let selected = Suite.select(all, globs: cases)
+            let slice = shard.flatMap(Shard.init)
+            let matching = Suite.select(all, globs: cases)
+            let selected = slice.map { $0.select(matching) } ?? matching
             guard !selected.isEmpty else {
+                if let slice, !matching.isEmpty {
+                    printError("authmock check: shard \(slice) of \(matching.count) case(s) is empty — use at most \(matching.count) shards")
+                    throw ExitCode(2)
+                }
                 printError("authmock check: no case in \(suite) matches \(cases.joined(separator: ", ")) — `authmock check --list` shows the names")
                 throw ExitCode(2)
             }
@@ -106,10 +120,12 @@ extension AuthMockCommand {
             }
 
             let colour = !noColor && isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
-            let runner = CheckRunner(profile: profile, skipFeatures: skipFeatures, defaultTimeout: timeout, authmockVersion: AuthMockCommand.version) {
+            var runner = CheckRunner(profile: profile, skipFeatures: skipFeatures, defaultTimeout: timeout, authmockVersion: AuthMockCommand.version) {
                 index, total, report in
                 printOut(Reports.progressLine(index: index, total: total, report: report, colour: colour))
             }
+            runner.jobs = jobs
+            runner.shard = slice
             let report = await runner.run(selected)
             // Files first: they are what CI keeps, whatever happens to stdout.
             do {
@@ -149,11 +165,14 @@ extension AuthMockCommand {
             abstract: "Combine `authmock check --json` reports into a Markdown matrix of clients × cases."
         )
 
-        @Argument(help: "JSON reports, one per client, in column order.")
+        @Argument(help: "JSON reports, one per client in column order, or the reports of one client's shards (merged into one column).")
         var reports: [String]
 
         @Option(help: ArgumentHelp("Client profiles whose `notes:` explain their verdicts (directory).", valueName: "dir"))
         var profiles = "clients"
+
+        @Option(help: ArgumentHelp("Markdown to put at the top of the matrix: a reading guide.", valueName: "file"))
+        var guide: String?
 
         @Option(name: .shortAndLong, help: ArgumentHelp("Write the matrix here instead of stdout.", valueName: "file"))
         var output: String?
@@ -168,11 +187,25 @@ extension AuthMockCommand {
                     throw ExitCode(2)
                 }
             }
+            do {
+                suites = try ReportMerge.merge(suites)
+            } catch {
+                printError("authmock matrix: \(error.description)")
+                throw ExitCode(2)
+            }
             var notes: [String: String] = [:]
             for suite in suites {
                 if let profile = Check.loadProfile("\(profiles)/\(suite.client).yaml"), let note = profile.notes { notes[suite.client] = note }
             }
-            let text = Reports.matrix(suites, notes: notes)
+            var guideText: String?
+            if let guide {
+                guard let text = try? String(contentsOfFile: guide, encoding: .utf8) else {
+                    printError("\(guide):1:1: cannot read the reading guide — give a Markdown file, or leave --guide out")
+                    throw ExitCode(2)
+                }
+                guideText = text
+            }
+            let text = Reports.matrix(suites, notes: notes, guide: guideText)
             if let output {
                 try Data(text.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
             } else {

@@ -160,11 +160,32 @@ struct CheckRunnerTests {
     /// curl 7.88 (Debian 12) over the whole suite: every case passes except the ones explained in
     /// clients/curl.yaml — curl hashes an empty body for auth-int, has no SPNEGO without Kerberos, and
     /// picks NTLM over Basic (informational). A change here is a change in authmock or in curl.
+    /// The suite run four cases at a time, and as three shards merged, gives the same verdicts as one at a time.
     @Test func curlVerdictsOverTheSuite() async throws {
         guard try await curlMajorVersion() == 7 else { return }
         let text = try String(contentsOf: repositoryRoot.appendingPathComponent("clients/curl.yaml"), encoding: .utf8)
         let profile = try ClientProfileLoader.load(yaml: text, file: "clients/curl.yaml")
-        let report = await CheckRunner(profile: profile).run(try Suite.load(directory: Self.suiteDirectory))
+        let suite = try Suite.load(directory: Self.suiteDirectory)
+        let report = await CheckRunner(profile: profile).run(suite)
+
+        var parallel = CheckRunner(profile: profile)
+        parallel.jobs = 4
+        let concurrent = await parallel.run(suite)
+        var shards: [SuiteReport] = []
+        for index in 1...3 {
+            var runner = CheckRunner(profile: profile)
+            runner.shard = Shard(index: index, count: 3)
+            runner.jobs = 2
+            shards.append(await runner.run(runner.shard!.select(suite)))
+        }
+        #expect(shards.map(\.shard) == ["1/3", "2/3", "3/3"])
+        #expect(shards.allSatisfy { $0.cases.count >= 17 && $0.cases.count <= 18 })
+        let merged = try ReportMerge.merge(shards)
+        let verdicts = { (report: SuiteReport) in report.cases.map { "\($0.id): \($0.verdict.rawValue)" } }
+        #expect(verdicts(concurrent) == verdicts(report), "--jobs 4 changes no verdict and keeps the suite's order")
+        #expect(merged.count == 1 && merged[0].shard == nil)
+        #expect(verdicts(merged[0]) == verdicts(report), "three shards merged are the whole run")
+
         let exceptions: [String: CaseVerdict] = [
             "digest.auth-int": .fail, "negotiate.ntlm": .unimplemented, "scheme.basic-or-ntlm": .informational,
             // curl asks for a new challenge for every URL, so nc is never exercised.
@@ -205,6 +226,27 @@ struct CheckRunnerTests {
             authmockBinary, ["check", "--suite", Self.suiteDirectory, "--case", "basic.challenge", "--", "curl", "-sS", "--fail", "--anyauth", "-u", "{user}:{password}", "{url}"]
         )
         #expect(passing.status == 0, "\(passing.stdout)")
+        // Two shards of the Basic cases, merged by `matrix` into one column; one shard alone is refused.
+        let command = ["--", "curl", "-sS", "--fail", "--anyauth", "-u", "{user}:{password}", "{url}"]
+        for shard in ["1/2", "2/2"] {
+            let part = try await AuthMockCheckTests.run(
+                authmockBinary, ["check", "--suite", Self.suiteDirectory, "--case", "basic.*", "--shard", shard, "--jobs", "2", "--json", "\(json).\(shard.first!)"] + command
+            )
+            #expect(part.status == 0, "\(part.stdout)")
+        }
+        let first = try Reports.decode(Data(contentsOf: URL(fileURLWithPath: "\(json).1")))
+        #expect(first.shard == "1/2" && first.cases.map(\.id) == ["basic.bad-password", "basic.forbidden", "basic.utf8-charset"])
+        let merged = try await AuthMockCheckTests.run(authmockBinary, ["matrix", "\(json).1", "\(json).2", "--profiles", directory.path])
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(merged.stdout.contains("| curl | curl 7") || merged.stdout.contains("| curl | ? |"))
+        #expect(merged.stdout.components(separatedBy: "\n").filter { $0.hasPrefix("| `basic.") }.count == 5)
+        let alone = try await AuthMockCheckTests.run(authmockBinary, ["matrix", "\(json).2"])
+        #expect(alone.status == 2)
+        #expect(alone.stderr.contains("curl: only shard 2/2 was given"))
+        let badShard = try await AuthMockCheckTests.run(authmockBinary, ["check", "--shard", "3/2"] + command)
+        #expect(badShard.status == 2)
+        #expect(badShard.stderr.contains("--shard takes I/N with 1 ≤ I ≤ N"))
+
         let usage = try await AuthMockCheckTests.run(authmockBinary, ["check", "--suite", "/nonexistent", "--", "curl"])
         #expect(usage.status == 2)
         #expect(usage.stderr.contains("/nonexistent:1:1: cannot read the suite directory"))
