@@ -1,13 +1,33 @@
 // authmock adapter for Foundation's URLSession (swift-corelibs-foundation on Linux).
 //
 // Build: swiftc -O clients/urlsession/main.swift -o /tmp/urlsession-client
-// Run:   /tmp/urlsession-client            (inputs in the AUTHMOCK_* environment variables)
+// Run:   /tmp/urlsession-client [--delegate documented|naive]   (inputs in AUTHMOCK_* variables)
 // Version: `swift --version` (first line); FoundationNetworking ships with the toolchain.
 //
-// The adapter only maps the inputs onto URLSession's API. Which scheme is used, how often a
-// challenge is retried, redirects and TLS checks are URLSession's decisions. In particular the
-// challenge handler below never looks at previousFailureCount: a retry limit, if any, must come
-// from URLSession itself.
+// The adapter only maps the inputs onto URLSession's API. Which scheme is used, redirects and
+// TLS checks are URLSession's decisions. URLSession on Linux (like on Apple platforms) leaves the
+// answer to an authentication challenge to the session's delegate, so the delegate is part of
+// what a user writes; two are offered, chosen by `--delegate`:
+//
+// - `documented` (the default, profile `urlsession`): the delegate Apple's article "Handling an
+//   authentication challenge" teaches
+//   (https://developer.apple.com/documentation/foundation/handling-an-authentication-challenge,
+//   formerly .../url_loading_system/handling_an_authentication_challenge), with the
+//   URLAuthenticationChallenge class overview
+//   (https://developer.apple.com/documentation/foundation/urlauthenticationchallenge):
+//     * a challenge it does not answer with a password (server trust, client certificate)
+//       gets `.performDefaultHandling` (Listing 1);
+//     * previousFailureCount > 0 means the server refused the credential; the article's answer
+//       ("Handle failures gracefully") is to ask the user again, and with no one to ask the
+//       adapter cannot create a credential, which Listing 3 answers with
+//       `.cancelAuthenticationChallenge`;
+//     * with previousFailureCount == 0, a proposedCredential "has not yet been tried, which
+//       means you should try it" (class overview);
+//     * otherwise a new URLCredential(user:password:persistence: .forSession) (Listing 2), or
+//       `.cancelAuthenticationChallenge` when the case gave no user (Listing 3).
+// - `naive` (profile `urlsession-naive`): answers every password challenge with the case's
+//   credential and never looks at previousFailureCount or proposedCredential, so any retry
+//   limit must come from URLSession itself.
 
 import Foundation
 #if canImport(FoundationNetworking)
@@ -21,8 +41,14 @@ func input(_ name: String) -> String? {
     return value
 }
 
+/// Which challenge handler the delegate runs (see the header).
+enum DelegateStyle: String {
+    case documented, naive
+}
+
 /// Answers authentication challenges and records how each task ended.
 final class Delegate: NSObject, URLSessionDataDelegate {
+    let style: DelegateStyle
     let user = input("AUTHMOCK_USER")
     let password = input("AUTHMOCK_PASSWORD") ?? ""
     let proxyUser = input("AUTHMOCK_PROXY_USER")
@@ -31,6 +57,10 @@ final class Delegate: NSObject, URLSessionDataDelegate {
     let outcomes = Mutex<[Int: Result<Int, Error>]>([:])
     let group = DispatchGroup()
 
+    init(style: DelegateStyle) {
+        self.style = style
+    }
+
     func urlSession(_ session: URLSession, task: URLSessionTask,
                     didReceive challenge: URLAuthenticationChallenge,
                     completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
@@ -38,19 +68,42 @@ final class Delegate: NSObject, URLSessionDataDelegate {
         switch space.authenticationMethod {
         // The values of NSURLAuthenticationMethodServerTrust / ...ClientCertificate, spelled
         // out because corelibs-foundation marks those constants unavailable (it never sends
-        // TLS challenges). TLS trust and client identity: leave the decision to URLSession.
+        // TLS challenges). TLS trust and client identity: leave the decision to URLSession
+        // (Listing 1 of Apple's article: a challenge you do not handle gets default handling).
         case "NSURLAuthenticationMethodServerTrust", "NSURLAuthenticationMethodClientCertificate":
             completionHandler(.performDefaultHandling, nil)
         default:
             // HTTP Basic, Digest, NTLM, Negotiate (whichever ones URLSession chooses to pass
-            // on): answer with the user's password, or the proxy's for a proxy challenge.
+            // on): a user name and password, the proxy's for a proxy challenge.
             let name = space.isProxy() ? proxyUser : user
             let secret = space.isProxy() ? proxyPassword : password
-            if let name {
-                completionHandler(.useCredential,
-                                  URLCredential(user: name, password: secret, persistence: .forSession))
-            } else {
-                completionHandler(.performDefaultHandling, nil)
+            switch style {
+            case .documented:
+                if challenge.previousFailureCount > 0 {
+                    // "Handle failures gracefully": the credential was refused. The article
+                    // would ask the user for a new one; there is none, so: cancel (Listing 3).
+                    completionHandler(.cancelAuthenticationChallenge, nil)
+                } else if let proposed = challenge.proposedCredential {
+                    // Not yet tried (class overview of URLAuthenticationChallenge): try it.
+                    completionHandler(.useCredential, proposed)
+                } else if let name {
+                    // Listing 2: a credential kept for this session only.
+                    completionHandler(.useCredential,
+                                      URLCredential(user: name, password: secret, persistence: .forSession))
+                } else {
+                    // Listing 3: no credential can be created.
+                    completionHandler(.cancelAuthenticationChallenge, nil)
+                }
+            case .naive:
+                // Kept as it was: no look at previousFailureCount. (Without a user it asks for
+                // default handling, which in corelibs does nothing when there is no
+                // proposedCredential; no case of the suite gets there.)
+                if let name {
+                    completionHandler(.useCredential,
+                                      URLCredential(user: name, password: secret, persistence: .forSession))
+                } else {
+                    completionHandler(.performDefaultHandling, nil)
+                }
             }
         }
     }
@@ -67,6 +120,17 @@ final class Delegate: NSObject, URLSessionDataDelegate {
         outcomes.withLock { $0[task.taskIdentifier] = outcome }
         group.leave()
     }
+}
+
+var style = DelegateStyle.documented
+let arguments = CommandLine.arguments.dropFirst()
+if !arguments.isEmpty {
+    guard arguments.count == 2, arguments.first == "--delegate",
+          let chosen = arguments.last.flatMap(DelegateStyle.init(rawValue:)) else {
+        FileHandle.standardError.write("ConfigurationError: usage: urlsession-client [--delegate documented|naive]\n".data(using: .utf8)!)
+        exit(1)
+    }
+    style = chosen
 }
 
 guard let urlString = input("AUTHMOCK_URL"), let url = URL(string: urlString) else {
@@ -107,7 +171,7 @@ if let bodyFile = input("AUTHMOCK_BODY_FILE") {
     }
 }
 
-let delegate = Delegate()
+let delegate = Delegate(style: style)
 // One session for every fetch. Tasks are created without a completion handler: on Linux a
 // task with a completion handler never asks the delegate about authentication challenges.
 let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
