@@ -92,7 +92,9 @@ sub main {
         $ssl{SSL_key_file} = input('AUTHMOCK_CLIENT_KEY');
     }
     $options{ssl_opts} = \%ssl;
-    # No public-key pinning option in LWP (SSL_fingerprint pins a certificate, not a key):
+    # No public-key pinning: IO::Socket::SSL's SSL_fingerprint ('sha256$pub$hex') accepts a
+    # matching leaf even when verification fails, but a trusted leaf that does not match still
+    # passes, and its "pub" digest is over the key bits, not the SPKI the pin is of.
     # AUTHMOCK_PIN_SHA256 is ignored.
 
     my $ua = AuthmockUserAgent->new(%options);
