@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""authmock adapter for libcurl 8, through PycURL's manylinux wheel (which bundles its own libcurl).
+
+Usage: python3 clients/pycurl-client.py          (inputs in the AUTHMOCK_* environment variables)
+Version: python3 -c 'import pycurl; print(pycurl.version)'
+
+The adapter sets libcurl's own options, the ones the `curl` profile's command line sets
+(clients/curl.yaml), so that this column is "libcurl 8 beside Debian's curl 7.88":
+  --anyauth -u U:P         HTTPAUTH = HTTPAUTH_ANY, USERPWD = "U:P"
+  --proxy-anyauth -U U:P   PROXYAUTH = HTTPAUTH_ANY, PROXYUSERPWD = "U:P"
+  -x PROXY                 PROXY
+  -L                       FOLLOWLOCATION
+  --cacert F               CAINFO
+  --pinnedpubkey sha256//… PINNEDPUBLICKEY
+  --cert C --key K         SSLCERT, SSLKEY
+  --request M              CUSTOMREQUEST
+  --data-binary @F         POSTFIELDS (the file's bytes)
+  --max-time T             TIMEOUT_MS
+  --parallel               a CurlMulti (curl_multi_*), one easy handle per parallel fetch
+Which scheme is answered, how often, the redirects, the TLS checks and the pin comparison are
+libcurl's own decisions; the adapter never looks at a challenge.
+"""
+import os
+import sys
+
+import pycurl
+
+
+def env(name, default=None):
+    value = os.environ.get(name)
+    return value if value else default
+
+
+def has_ntlm():
+    return bool(pycurl.version_info()[4] & pycurl.VERSION_NTLM)
+
+
+def configure(handle, url, body):
+    """Set the case's inputs on one easy handle."""
+    handle.setopt(pycurl.URL, url)
+    # -L: libcurl follows redirects only when told to; the curl profile runs with -L.
+    handle.setopt(pycurl.FOLLOWLOCATION, 1)
+    # The body is read and thrown away (the status is what counts).
+    handle.setopt(pycurl.WRITEFUNCTION, lambda data: None)
+
+    user = env("AUTHMOCK_USER")
+    if user is not None:
+        # --anyauth: libcurl first asks without credentials, then picks the "safest" scheme
+        # the server offers (https://curl.se/libcurl/c/CURLOPT_HTTPAUTH.html).
+        handle.setopt(pycurl.HTTPAUTH, pycurl.HTTPAUTH_ANY)
+        name = user
+        # NTLM's domain goes in the user name as DOMAIN\user
+        # (https://curl.se/libcurl/c/CURLOPT_USERPWD.html). The domain is an NTLM input only,
+        # so it is given only when this libcurl was built with NTLM.
+        if env("AUTHMOCK_DOMAIN") and has_ntlm():
+            name = env("AUTHMOCK_DOMAIN") + "\\" + user
+        # PycURL accepts only ASCII str; other text is passed as bytes, encoded by the caller
+        # (https://pycurl.io/docs/latest/unicode.html). UTF-8, the bytes `curl -u` gets from argv.
+        handle.setopt(pycurl.USERPWD, (name + ":" + env("AUTHMOCK_PASSWORD", "")).encode())
+
+    proxy = env("AUTHMOCK_PROXY")
+    if proxy:
+        handle.setopt(pycurl.PROXY, proxy)
+        # NO_PROXY in the environment (often 127.0.0.1,localhost) must not bypass it.
+        handle.setopt(pycurl.NOPROXY, "")
+        if env("AUTHMOCK_PROXY_USER") is not None:
+            handle.setopt(pycurl.PROXYAUTH, pycurl.HTTPAUTH_ANY)
+            handle.setopt(pycurl.PROXYUSERPWD,
+                          (env("AUTHMOCK_PROXY_USER") + ":" + env("AUTHMOCK_PROXY_PASSWORD", "")).encode())
+    else:
+        # An empty PROXY disables the *_proxy environment variables libcurl otherwise reads
+        # (https://curl.se/libcurl/c/CURLOPT_PROXY.html).
+        handle.setopt(pycurl.PROXY, "")
+
+    if env("AUTHMOCK_CA_FILE"):
+        handle.setopt(pycurl.CAINFO, env("AUTHMOCK_CA_FILE"))
+    if env("AUTHMOCK_PIN_SHA256"):
+        # libcurl compares the server's SPKI hash itself (https://curl.se/libcurl/c/CURLOPT_PINNEDPUBLICKEY.html).
+        handle.setopt(pycurl.PINNEDPUBLICKEY, "sha256//" + env("AUTHMOCK_PIN_SHA256"))
+    if env("AUTHMOCK_CLIENT_CERT"):
+        handle.setopt(pycurl.SSLCERT, env("AUTHMOCK_CLIENT_CERT"))
+        handle.setopt(pycurl.SSLKEY, env("AUTHMOCK_CLIENT_KEY"))
+
+    method = env("AUTHMOCK_METHOD", "GET")
+    if body is not None:
+        # --data-binary: the bytes as the request body (libcurl makes it a POST)...
+        handle.setopt(pycurl.POSTFIELDS, body)
+    if method != "GET":
+        # ...and --request METHOD names the method (PUT in body.put-expect-continue).
+        handle.setopt(pycurl.CUSTOMREQUEST, method)
+
+    if env("AUTHMOCK_TIMEOUT"):
+        # --max-time: the whole transfer.
+        handle.setopt(pycurl.TIMEOUT_MS, int(float(env("AUTHMOCK_TIMEOUT")) * 1000))
+
+
+def main():
+    url = env("AUTHMOCK_URL")
+    repeat = int(env("AUTHMOCK_REPEAT", "1"))
+    parallel = int(env("AUTHMOCK_PARALLEL", "1"))
+    body = None
+    if env("AUTHMOCK_BODY_FILE"):
+        with open(env("AUTHMOCK_BODY_FILE"), "rb") as f:
+            body = f.read()
+
+    codes = []
+    if parallel <= 1:
+        # REPEAT fetches with ONE easy handle: libcurl's documented way to do several transfers
+        # ("you are even encouraged to" reuse the handle; it then reuses the connection:
+        # https://curl.se/libcurl/c/curl_easy_perform.html). The handle keeps its connection
+        # and its auth state, as the curl CLI keeps its connections across several URLs.
+        handle = pycurl.Curl()
+        configure(handle, url, body)
+        for _ in range(repeat):
+            handle.perform()
+            codes.append(handle.getinfo(pycurl.RESPONSE_CODE))
+        handle.close()
+    else:
+        # PARALLEL fetches at once in one multi handle (curl --parallel does the same); the
+        # multi handle's connection cache is shared by its easy handles. Each easy handle does
+        # REPEAT fetches in turn.
+        multi = pycurl.CurlMulti()
+        left = {}
+        for _ in range(parallel):
+            handle = pycurl.Curl()
+            configure(handle, url, body)
+            multi.add_handle(handle)
+            left[handle] = repeat
+        errors = []
+        while left:
+            while multi.perform()[0] == pycurl.E_CALL_MULTI_PERFORM:
+                pass
+            while True:
+                queued, done, failed = multi.info_read()
+                for handle in done:
+                    codes.append(handle.getinfo(pycurl.RESPONSE_CODE))
+                for handle, number, message in failed:
+                    errors.append((number, message))
+                for handle in done + [f[0] for f in failed]:
+                    multi.remove_handle(handle)
+                    left[handle] -= 1
+                    if left[handle] > 0:
+                        multi.add_handle(handle)
+                    else:
+                        del left[handle]
+                        handle.close()
+                if not queued:
+                    break
+            if left:
+                multi.select(1.0)
+        if errors:
+            # A fetch that ended in a libcurl error (TLS, pin, timeout...): the statuses the
+            # others got, then the first error.
+            print(" ".join(str(c) for c in codes))
+            raise pycurl.error(*errors[0])
+
+    print(" ".join(str(c) for c in codes))
+    return 0 if all(200 <= c < 300 for c in codes) else 1
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except pycurl.error as e:  # report, don't retry
+        print(f"pycurl.error: {e}", file=sys.stderr)
+        sys.exit(1)
+    except Exception as e:
+        print(f"{type(e).__name__}: {e}", file=sys.stderr)
+        sys.exit(1)
