@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""authmock adapter for aiohttp (>= 3.12), through one ClientSession.
+
+Usage: python3 clients/aiohttp-client.py --auth basic|digest
+Inputs come from the AUTHMOCK_* environment variables. The adapter only maps them onto
+aiohttp's own options: which credentials to send, answering a challenge, redirects and TLS
+checks are aiohttp's (and the ssl module's) decisions.
+Version: python3 -c 'import aiohttp; print(aiohttp.__version__)'
+"""
+import argparse
+import asyncio
+import os
+import ssl
+import sys
+import warnings
+
+import aiohttp
+
+# aiohttp 3.14 deprecates BasicAuth and the auth=/proxy_auth= arguments (aio-libs/aiohttp
+# pull 12499); they still work. Keep the warning off stderr, where only our own one-line
+# error belongs.
+warnings.simplefilter("ignore", DeprecationWarning)
+
+
+def env(name, default=None):
+    value = os.environ.get(name)
+    return value if value else default
+
+
+async def run(auth_kind):
+    url = env("AUTHMOCK_URL")
+    method = env("AUTHMOCK_METHOD", "GET")
+    repeat = int(env("AUTHMOCK_REPEAT", "1"))
+    parallel = int(env("AUTHMOCK_PARALLEL", "1"))
+
+    # trust_env is False by default: no *_PROXY, NO_PROXY or .netrc from the environment.
+    options = {}
+
+    user, password = env("AUTHMOCK_USER"), env("AUTHMOCK_PASSWORD", "")
+    if user is not None:
+        if auth_kind == "digest":
+            # aiohttp's challenge-driven Digest (3.12+): a client middleware that answers a
+            # 401 Digest challenge and then reuses it for later requests to that origin
+            # (https://docs.aiohttp.org/en/stable/client_reference.html#aiohttp.DigestAuthMiddleware).
+            options["middlewares"] = (aiohttp.DigestAuthMiddleware(user, password),)
+        else:
+            # The docs' "Authentication" section: a BasicAuth on the session, sent up front
+            # on every request (https://docs.aiohttp.org/en/stable/client_advanced.html#authentication).
+            options["auth"] = aiohttp.BasicAuth(user, password)
+    # aiohttp has no NTLM: AUTHMOCK_DOMAIN is ignored.
+
+    proxy = env("AUTHMOCK_PROXY")
+    if proxy:
+        # The docs' proxy support: proxy= and proxy_auth=BasicAuth, sent up front as Basic
+        # on plain requests and on CONNECT (https://docs.aiohttp.org/en/stable/client_advanced.html#proxy-support).
+        options["proxy"] = proxy
+        if env("AUTHMOCK_PROXY_USER") is not None:
+            options["proxy_auth"] = aiohttp.BasicAuth(env("AUTHMOCK_PROXY_USER"),
+                                                      env("AUTHMOCK_PROXY_PASSWORD", ""))
+
+    # TLS, as the docs' "SSL control for TCP sockets" shows: an SSLContext passed as ssl=.
+    tls = {}
+    if env("AUTHMOCK_CA_FILE") or env("AUTHMOCK_CLIENT_CERT"):
+        # With cafile, create_default_context trusts only that bundle; without it, the
+        # system store. Hostname checking stays on (the default).
+        context = ssl.create_default_context(cafile=env("AUTHMOCK_CA_FILE"))
+        if env("AUTHMOCK_CLIENT_CERT"):
+            context.load_cert_chain(env("AUTHMOCK_CLIENT_CERT"), env("AUTHMOCK_CLIENT_KEY"))
+        tls["ssl"] = context
+    # AUTHMOCK_PIN_SHA256 is ignored: aiohttp.Fingerprint pins the SHA-256 of the leaf
+    # certificate's DER, not of its public key (SPKI), so the case's pin cannot be given
+    # to it.
+
+    if env("AUTHMOCK_TIMEOUT"):
+        # A total bound on each request (connect, send, read); without it aiohttp's default
+        # (300 s total) applies.
+        options["timeout"] = aiohttp.ClientTimeout(total=float(env("AUTHMOCK_TIMEOUT")))
+
+    body = None
+    if env("AUTHMOCK_BODY_FILE"):
+        with open(env("AUTHMOCK_BODY_FILE"), "rb") as f:
+            body = f.read()
+
+    # One ClientSession for every fetch: one connection pool and one middleware (for Digest:
+    # its last challenge and nonce count), as aiohttp's docs tell users to do.
+    async with aiohttp.ClientSession(**options) as session:
+        async def worker():
+            codes = []
+            for _ in range(repeat):
+                # aiohttp follows redirects by default (allow_redirects=True).
+                async with session.request(method, url, data=body, **tls) as response:
+                    await response.read()
+                    codes.append(response.status)
+            return codes
+
+        # PARALLEL concurrent workers on the one session, each doing REPEAT sequential fetches.
+        batches = await asyncio.gather(*(worker() for _ in range(parallel)))
+
+    codes = [c for batch in batches for c in batch]
+    print(" ".join(str(c) for c in codes))
+    return 0 if all(200 <= c < 300 for c in codes) else 1
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--auth", choices=["basic", "digest"], default="basic")
+    args = parser.parse_args()
+    return asyncio.run(run(args.auth))
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except Exception as e:  # report, don't retry
+        print(f"{type(e).__name__}: {e}", file=sys.stderr)
+        sys.exit(1)
