@@ -1,6 +1,8 @@
-"""The GitHub Actions workflow cannot run here; what it runs can. These checks keep the workflow and
-ci/github-check (which ci/test runs for real) from drifting apart."""
+"""The GitHub Actions workflow cannot run here; what it runs can. These checks keep the workflow and the
+scripts it calls (ci/github-check, ci/install-clients, ci/profiles, `authmock matrix`), which ci/test and
+ci/conformance run for real, from drifting apart."""
 import pathlib
+import subprocess
 
 import yaml
 
@@ -15,25 +17,44 @@ def load():
     return data
 
 
-def steps():
-    jobs = load()["jobs"]
-    assert len(jobs) == 1, "one job: build authmock and check a client"
-    return next(iter(jobs.values()))["steps"]
+def runs(job):
+    return [step.get("run", "") for step in load()["jobs"][job]["steps"]]
 
 
-def test_the_workflow_triggers_and_runs_the_checked_script():
+def test_the_workflow_builds_once_checks_clients_by_shard_and_merges():
     data = load()
     assert data["on"], "the workflow needs triggers"
-    runs = [step.get("run", "") for step in steps()]
-    assert any("ci/github-check" in run for run in runs), "the check itself must be ci/github-check, which ci/test runs"
-    assert (ROOT / "ci" / "github-check").stat().st_mode & 0o111, "ci/github-check must be executable"
+    jobs = data["jobs"]
+    assert list(jobs) == ["build", "check", "matrix"]
+    assert jobs["check"]["needs"] == "build" and set(jobs["matrix"]["needs"]) == {"build", "check"}
+    matrix = jobs["check"]["strategy"]["matrix"]
+    assert "needs.build.outputs.clients" in matrix["client"], "the clients come from ci/profiles, not a second list"
+    assert matrix["shard"] == list(range(1, int(data["env"]["SHARDS"]) + 1)), "one job per shard of SHARDS"
+    assert any("ci/profiles names" in run for run in runs("build"))
+    assert any("ci/install-clients" in run for run in runs("check"))
+    assert any("ci/github-check" in run and '--shard "${{ matrix.shard }}/$SHARDS"' in run for run in runs("check"))
+    assert any("authmock matrix" in run and "--guide clients/guide.md" in run for run in runs("matrix"))
+    for script in ("github-check", "install-clients", "profiles"):
+        assert (ROOT / "ci" / script).stat().st_mode & 0o111, f"ci/{script} must be executable"
 
 
-def test_the_reports_the_script_writes_are_the_ones_uploaded():
-    uploads = [step for step in steps() if str(step.get("uses", "")).startswith("actions/upload-artifact@")]
+def test_the_reports_the_script_writes_are_the_ones_uploaded_and_merged():
+    steps = load()["jobs"]["check"]["steps"]
+    uploads = [step for step in steps if str(step.get("uses", "")).startswith("actions/upload-artifact@")]
     assert uploads, "the reports must be uploaded"
     paths = str(uploads[0]["with"]["path"])
-    assert "out/github-check" in paths
+    assert "out/github-check/report.json" in paths
+    assert uploads[0]["with"]["name"] == "report-${{ matrix.client }}-${{ matrix.shard }}"
+    assert any("reports/report-$client-$shard/report.json" in run for run in runs("matrix"))
     script = (ROOT / "ci" / "github-check").read_text()
     for report in ("junit.xml", "report.json", "summary.md"):
         assert report in script
+
+
+def test_profiles_lists_every_profile_once_in_column_order():
+    names = subprocess.run([str(ROOT / "ci" / "profiles"), "names"], check=True, capture_output=True, text=True).stdout.split()
+    on_disk = sorted(p.stem for p in (ROOT / "clients").glob("*.yaml"))
+    assert sorted(names) == on_disk and len(set(names)) == len(names)
+    assert names[0] == "curl"
+    debian = subprocess.run([str(ROOT / "ci" / "profiles"), "debian", "curl", "wget", "curl"], check=True, capture_output=True, text=True)
+    assert debian.stdout.split() == ["curl", "wget"]
