@@ -73,7 +73,6 @@ public final class Main {
     static final class Credentials extends Authenticator {
         final String user = input("AUTHMOCK_USER");
         final String password = input("AUTHMOCK_PASSWORD", "");
-        final String domain = input("AUTHMOCK_DOMAIN");
         final String proxyUser = input("AUTHMOCK_PROXY_USER");
         final String proxyPassword = input("AUTHMOCK_PROXY_PASSWORD", "");
 
@@ -86,12 +85,8 @@ public final class Main {
             if (user == null) {
                 return null;
             }
-            // NTLM takes its domain from the user name, "DOMAIN\\user" (the second of the three
-            // ways the Networking Properties page gives; the name is used as is by other schemes,
-            // so the domain is only added when the case gives one, i.e. in the NTLM cases).
-            // https://docs.oracle.com/en/java/javase/17/docs/api/java.base/java/net/doc-files/net-properties.html
-            String name = domain == null ? user : domain + "\\" + user;
-            return new PasswordAuthentication(name, password.toCharArray());
+            // The NTLM domain is not part of the name: urlConnection() sets http.auth.ntlm.domain.
+            return new PasswordAuthentication(user, password.toCharArray());
         }
     }
 
@@ -170,6 +165,13 @@ public final class Main {
         // The JVM-wide default authenticator, the classic documented way
         // (https://docs.oracle.com/javase/8/docs/technotes/guides/net/http-auth.html).
         Authenticator.setDefault(new Credentials());
+        String domain = input("AUTHMOCK_DOMAIN");
+        if (domain != null) {
+            // NTLM's domain, the third of the three ways the JDK documents ("DOMAIN\\user" as the
+            // name would also reach Basic and Digest, which have no domain):
+            // https://docs.oracle.com/en/java/javase/17/docs/technotes/guides/net/http-auth.html
+            System.setProperty("http.auth.ntlm.domain", domain);
+        }
         InetSocketAddress proxyAddress = proxyAddress();
         // Proxy.NO_PROXY when no proxy is given: nothing is read from the environment or from
         // the http(s).proxyHost properties.
