@@ -89,6 +89,26 @@ struct ConnectionPipelineTests {
         #expect(connection.journal.map(\.exchange) == [1, 2])
     }
 
+    /// A request that asks to upgrade (Java's HttpClient sends `Upgrade: h2c` on every plain request) is
+    /// answered in HTTP/1.1, and so is the next request on the connection, even when it arrived in the same
+    /// packet: NIO's decoder stops after an upgrade request, and a fresh one takes over its bytes.
+    @Test func anIgnoredUpgradeLeavesTheConnectionUsable() throws {
+        let upgrade = "GET / HTTP/1.1\r\nHost: x\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAEAAEAAAAIAAAABAAMAAABkAAQBAAAAAAUAAEAA\r\n\r\n"
+        let retry = "GET / HTTP/1.1\r\nHost: x\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nAuthorization: Basic YWxpY2U6d29uZGVybGFuZA==\r\n\r\n"
+        let connection = try Connection(Self.basic)
+        #expect(try connection.send(upgrade).hasPrefix("HTTP/1.1 401 "))
+        #expect(try connection.send(retry).hasPrefix("HTTP/1.1 200 "))
+        let pipelined = try connection.send(upgrade + "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(pipelined.components(separatedBy: "HTTP/1.1 401 ").count == 3, "both pipelined requests answered: \(pipelined)")
+        #expect(connection.journal.map(\.exchange) == [1, 2, 3, 4])
+
+        let proxy = try Connection(try shipped("proxy-basic.yaml"), proxy: true)
+        let absolute = "GET http://127.0.0.1:8080/ HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n"
+        #expect(try proxy.send(absolute).hasPrefix("HTTP/1.1 407 "))
+        #expect(try proxy.send(absolute).hasPrefix("HTTP/1.1 407 "))
+        #expect(proxy.journal.map(\.exchange) == [1, 2])
+    }
+
     /// A CONNECT to a port that is none of the server's is refused (403) before the proxy asks for
     /// credentials, and the connection stays usable.
     @Test func aConnectToAnotherPortIsRefusedAndTheConnectionStaysUsable() throws {

@@ -10,7 +10,7 @@ import NIOHTTP1
 /// One per proxy connection: it keeps the connection's current HTTP decoder.
 final class ForwardProxyResponder: ExchangeResponder {
     private let engines: LockedEngines
-    private var stack: ProxyStack
+    private let stack: ProxyStack
     private let logger: Logger
 
     init(engines: LockedEngines, stack: ProxyStack, logger: Logger) {
@@ -24,10 +24,11 @@ final class ForwardProxyResponder: ExchangeResponder {
         func answer(_ response: Response) {
             writer.write(Answer(response: response, request: incoming.head), context: context)
         }
-        // Whatever the answer, unless a tunnel opens, a CONNECT leaves NIO's decoder spent: renew it.
+        // Whatever the answer, unless a tunnel opens, a CONNECT (or an ignored Upgrade) leaves NIO's
+        // decoder spent: renew it.
         var tunnelling = false
         defer {
-            if request.method == "CONNECT", !tunnelling { renewDecoder(context: context) }
+            if RequestDecoderSlot.stopsDecoder(incoming.head), !tunnelling { stack.decoder.renew(context: context) }
         }
         var listener: OriginListener?
         let routing = ProxyRouting.decide(method: request.method, target: request.target) { [stack] port in
@@ -63,33 +64,19 @@ final class ForwardProxyResponder: ExchangeResponder {
             // The 200 goes out as bytes from below the decoder: the encoder would frame it.
             sync.removeHandler(stack.pipelining, promise: nil)
             sync.removeHandler(stack.encoder, promise: nil)
-            let decoderContext = try sync.context(handler: stack.decoder)
+            let decoderContext = try sync.context(handler: stack.decoder.decoder)
             decoderContext.writeAndFlush(NIOAny(ResponseWriter.tunnelEstablished(allocator: channel.allocator)), promise: nil)
             try stack.tunnel(channel, origin)
             engines.connectionClosed(proxyConnection)  // the proxy's state for this connection ends here
             sync.removeHandler(stack.backPressure, promise: nil)
             sync.removeHandler(context: context, promise: nil)  // the proxy connection's ExchangeHandler
             // Last: removing the decoder forwards the bytes it holds into the origin's handlers.
-            sync.removeHandler(stack.decoder, promise: nil)
+            sync.removeHandler(stack.decoder.decoder, promise: nil)
             // The pipelining handler may have been holding back a read.
             channel.read()
         } catch {
             logger.debug("tunnel setup failed: \(error)")
             channel.close(promise: nil)
-        }
-    }
-
-    /// Puts a fresh decoder right after the spent one, then removes the spent one, which forwards the
-    /// bytes it holds (a CONNECT retried with credentials) into the fresh one.
-    private func renewDecoder(context: ChannelHandlerContext) {
-        let fresh = stack.makeDecoder()
-        do {
-            let sync = context.pipeline.syncOperations
-            try sync.addHandler(fresh, position: .after(stack.decoder))
-            sync.removeHandler(stack.decoder, promise: nil)
-            stack.decoder = fresh
-        } catch {
-            context.close(promise: nil)
         }
     }
 }

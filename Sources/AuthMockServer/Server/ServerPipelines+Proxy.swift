@@ -8,27 +8,18 @@ extension ServerPipelines {
     /// of a tunnel's pipeline, inert (the CONNECT left it answering, with no deadline); the origin's
     /// handlers bring a guard of their own.
     func configureProxy(_ channel: any Channel, id: UInt64) throws {
-        let limits = decoderLimits
-        // Bytes after a CONNECT belong to the tunnel (or to the next request after a 407): the decoder
-        // forwards them when it is removed, never drops them.
-        let makeDecoder = {
-            ByteToMessageHandler(
-                HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes, informationalResponseStrategy: .drop, limitConfiguration: limits)
-            )
-        }
         let record = ConnectionRecord(id: id, isTLS: false)
         record.remote = channel.remoteAddress.map(Self.describe)
         let connectionGuard = ConnectionGuard(timeouts: timeouts)
         let registry = self.registry
         let stack = ProxyStack(
-            encoder: HTTPResponseEncoder(), decoder: makeDecoder(), pipelining: HTTPServerPipelineHandler(),
-            backPressure: BackPressureHandler(),
-            makeDecoder: makeDecoder, origin: origin,
+            encoder: HTTPResponseEncoder(), decoder: RequestDecoderSlot(limits: decoderLimits), pipelining: HTTPServerPipelineHandler(),
+            backPressure: BackPressureHandler(), origin: origin,
             tunnel: { [self] channel, origin in try configureOrigin(channel, id: registry.allocateID(), tls: origin.tls) }
         )
         let proxy = ForwardProxyResponder(engines: engines, stack: stack, logger: logger)
         try channel.pipeline.syncOperations.addHandlers([
-            connectionGuard, stack.encoder, stack.decoder, stack.pipelining, stack.backPressure,
+            connectionGuard, stack.encoder, stack.decoder.decoder, stack.pipelining, stack.backPressure,
             exchangeHandler(role: .proxy, record: record, connectionGuard: connectionGuard, responder: proxy),
         ])
     }

@@ -52,15 +52,13 @@ struct ServerPipelines: Sendable {
         }
         // Below the HTTP codec, above TLS: the guard sees every byte of a request as it arrives.
         try sync.addHandler(connectionGuard)
-        // Pipelining assistance serialises pipelined requests and implements quiescing
-        // (ChannelShouldQuiesceEvent) for graceful shutdown. Error handling is ours, so that protocol
-        // errors are journaled.
-        try sync.configureHTTPServerPipeline(
-            withPipeliningAssistance: true, withErrorHandling: false, withOutboundHeaderValidation: true,
-            withEncoderConfiguration: .init(), withDecoderLimitConfiguration: decoderLimits
-        )
+        // NIO's server pipeline, with a decoder that can be renewed after an Upgrade it ignored. Pipelining
+        // assistance serialises pipelined requests and implements quiescing (ChannelShouldQuiesceEvent) for
+        // graceful shutdown. Error handling is ours, so that protocol errors are journaled.
+        let decoder = RequestDecoderSlot(limits: decoderLimits)
+        try sync.addHandlers([HTTPResponseEncoder(configuration: .init()), decoder.decoder, HTTPServerPipelineHandler(), NIOHTTPResponseHeadersValidator()])
         try sync.addHandler(BackPressureHandler())
-        let origin = OriginResponder(engines: engines, perform: perform, logger: logger)
+        let origin = OriginResponder(engines: engines, decoder: decoder, perform: perform, logger: logger)
         try sync.addHandler(exchangeHandler(role: .origin, record: record, connectionGuard: connectionGuard, responder: origin))
     }
 
