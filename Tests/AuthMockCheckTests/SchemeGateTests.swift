@@ -90,4 +90,18 @@ struct SchemeGateTests {
         #expect(Self.suite([report, Self.usedElsewhere("Digest")]).cases[0].verdict == .unimplemented)
         #expect(Self.suite([report, Self.usedElsewhere("proxy Digest")]).cases[0].verdict == .fail)
     }
+
+    /// `credentials: any` is met by whichever scheme the client sent to that hop elsewhere.
+    @Test func anySchemeIsMetByEveryScheme() {
+        let any = try! #require(EntryPattern(hop: "proxy", credentials: .any).schemeUse)
+        #expect(any.isShown(by: SchemeUse(hop: "proxy", scheme: "NTLM")) && !any.isShown(by: SchemeUse(hop: "origin", scheme: "NTLM")))
+        var report = CaseReport(id: "scheme.digest-over-basic", title: "", verdict: .unimplemented, journal: [])
+        report.gate = SchemeGate(needs: [SchemeUse(hop: "origin", scheme: SchemeUse.anyScheme)], lacking: Judgement(verdict: .unimplemented), having: Judgement(verdict: .fail))
+        let lacking = Self.suite([report, Self.usedElsewhere("proxy Basic")]).cases[0]
+        #expect(lacking.verdict == .unimplemented)
+        #expect(lacking.findings == ["no case of this run saw credentials of any scheme from it"])
+        let having = Self.suite([report, Self.usedElsewhere("Digest")]).cases[0]
+        #expect(having.verdict == .fail)
+        #expect(having.findings == ["the client used Digest in `zz.elsewhere` in this run, so it has the scheme and this case is judged"])
+    }
 }

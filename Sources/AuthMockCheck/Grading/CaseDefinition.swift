@@ -239,10 +239,14 @@ public struct EntryPattern: Sendable, Equatable {
     /// Whether the journal flagged a credential sent to the wrong party.
     public var leak: Bool?
 
-    /// The scheme, per hop, this pattern asks credentials of; nil when it names none (`any`, `none`).
+    /// The scheme, per hop, this pattern asks credentials of (`any`: ``SchemeUse/anyScheme``); nil when it
+    /// asks for none or does not say.
     public var schemeUse: SchemeUse? {
-        guard case .scheme(let scheme)? = credentials else { return nil }
-        return SchemeUse(hop: hop ?? "origin", scheme: scheme)
+        switch credentials {
+        case .scheme(let scheme)?: SchemeUse(hop: hop ?? "origin", scheme: scheme)
+        case .any?: SchemeUse(hop: hop ?? "origin", scheme: SchemeUse.anyScheme)
+        case .none?, nil: nil
+        }
     }
 
     public init(

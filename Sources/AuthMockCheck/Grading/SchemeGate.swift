@@ -11,6 +11,19 @@ public struct SchemeUse: Hashable, Sendable, Comparable, CustomStringConvertible
     }
 
     static let known = ["Basic", "Digest", "NTLM", "Negotiate", "Bearer"]
+    /// What `credentials: any` needs: some scheme, whichever, to that hop.
+    public static let anyScheme = "*"
+
+    /// Whether credentials of `used` show this use: the same hop and scheme, or any scheme for `*`.
+    public func isShown(by used: SchemeUse) -> Bool {
+        used.hop == hop && (scheme == Self.anyScheme || used.scheme == scheme)
+    }
+
+    /// For sentences: `Digest credentials`, `proxy Basic credentials`, `credentials of any scheme`.
+    public var spoken: String {
+        guard scheme == Self.anyScheme else { return description + " credentials" }
+        return hop == "proxy" ? "proxy credentials of any scheme" : "credentials of any scheme"
+    }
 
     /// `Digest`, `proxy Basic`: how reports name it, and how it is stored.
     public var description: String { hop == "proxy" ? "proxy \(scheme)" : scheme }
@@ -53,25 +66,29 @@ extension SuiteReport {
     /// Gives every gated case the judgement the whole run's evidence calls for. Idempotent: it starts
     /// from the gates each time, so shards can be merged and settled again.
     public mutating func settleSchemeGates() {
-        var firstUse: [String: String] = [:]
+        // Every scheme the run shows, with the first case (in suite order) that shows it.
+        var shown: [(use: SchemeUse, id: String)] = []
         for report in cases {
-            for scheme in report.schemesUsed ?? [] where firstUse[scheme] == nil { firstUse[scheme] = report.id }
+            for use in (report.schemesUsed ?? []).compactMap(SchemeUse.init) where !shown.contains(where: { $0.use == use }) {
+                shown.append((use, report.id))
+            }
         }
         for index in cases.indices {
             guard let gate = cases[index].gate else { continue }
-            let used = gate.needs.compactMap { scheme in firstUse[scheme].map { (scheme, $0) } }
+            let needs = gate.needs.compactMap(SchemeUse.init)
+            let evidence = needs.map { need in shown.first { need.isShown(by: $0.use) } }
             var judgement: Judgement
-            if used.count == gate.needs.count {
+            if evidence.allSatisfy({ $0 != nil }) {
                 judgement = gate.having
                 if judgement.verdict != .pass {
-                    let evidence = used.map { "\($0.0) in `\($0.1)`" }.joined(separator: " and ")
-                    judgement.findings.insert("the client used \(evidence) in this run, so it has the scheme and this case is judged", at: 0)
+                    let cited = evidence.compactMap { $0 }.map { "\($0.use) in `\($0.id)`" }.joined(separator: " and ")
+                    judgement.findings.insert("the client used \(cited) in this run, so it has the scheme and this case is judged", at: 0)
                 }
             } else {
                 judgement = gate.lacking
                 if judgement.verdict == .unimplemented {
-                    let unused = gate.needs.filter { firstUse[$0] == nil }.joined(separator: " or ")
-                    judgement.findings.append("no case of this run saw \(unused) credentials from it")
+                    let unused = zip(needs, evidence).filter { $0.1 == nil }.map { $0.0.spoken }.joined(separator: " or ")
+                    judgement.findings.append("no case of this run saw \(unused) from it")
                 }
             }
             cases[index].verdict = judgement.verdict
