@@ -86,20 +86,45 @@ struct DigestEngineTests {
         #expect(sixth.entry?.detail?.contains("5") == true)
     }
 
-    /// A replayed or non-increasing nc is refused (and is not called stale).
+    /// An nc seen before with the nonce is a replay, refused (and not called stale); one that arrives out of
+    /// order, as parallel connections deliver them, is not (RFC 7616 §3.4: a replay is an nc seen twice).
     @Test func ncReplayIsRefused() throws {
-        var h = try digest()
+        var scenario = try loadShipped("digest.yaml")
+        scenario.nonce = NoncePolicy()  // no use limit: the nonce serves every nc below
+        var h = Harness(scenario)
         let challenge = try #require(h.send().digestChallenge("SHA-256"))
         var client = alice
-        client.nc = 3
-        #expect(h.send(authorization: client.authorization(for: challenge)).status == 200)
-        let replay = h.send(authorization: client.authorization(for: challenge))
+        func send(nc: Int) -> Exchange {
+            client.nc = nc
+            return h.send(authorization: client.authorization(for: challenge))
+        }
+        #expect(send(nc: 3).status == 200)
+        let replay = send(nc: 3)
         #expect(replay.verdict == .digestNCReplay)
+        #expect(replay.entry?.detail == "nc 00000003 was already used with this nonce (a replay)")
         #expect(replay.challenges.allSatisfy { $0[parameter: "stale"] == nil })
-        client.nc = 2
-        #expect(h.send(authorization: client.authorization(for: challenge)).verdict == .digestNCReplay)
-        client.nc = 4
-        #expect(h.send(authorization: client.authorization(for: challenge)).verdict == .digestOK)
+        #expect(send(nc: 2).verdict == .digestOK, "out of order, never seen")
+        #expect(send(nc: 2).verdict == .digestNCReplay)
+        #expect(send(nc: 0x40).verdict == .digestOK)
+        #expect(send(nc: 4).verdict == .digestOK, "60 below the highest: inside the window")
+        #expect(send(nc: 3).verdict == .digestNCReplay, "seen before the window moved")
+        #expect(send(nc: 0x60).verdict == .digestOK)
+        let old = send(nc: 0x1F)
+        #expect(old.verdict == .digestNCReplay)
+        #expect(old.entry?.detail?.contains("more than 64 below the highest nc seen for this nonce (00000060)") == true)
+    }
+
+    /// The window: anything new is admitted once, in any order; a jump past the width forgets what it held.
+    @Test func ncWindowAdmitsEachValueOnce() {
+        var window = NCWindow()
+        #expect(window.admit(1) == .admitted)
+        #expect(window.admit(3) == .admitted)
+        #expect(window.admit(2) == .admitted)
+        #expect(window.admit(2) == .seen && window.admit(1) == .seen && window.admit(3) == .seen)
+        #expect(window.admit(200) == .admitted)
+        #expect(window.admit(3) == .tooOld(highest: 200))
+        #expect(window.admit(137) == .admitted && window.admit(136) == .tooOld(highest: 200))
+        #expect(window.admit(UInt32.max) == .admitted && window.admit(UInt32.max) == .seen)
     }
 
     /// With `strict-nc: false` any nc is accepted (for replaying one header in load tests).

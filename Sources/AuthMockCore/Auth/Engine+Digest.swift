@@ -301,10 +301,17 @@ extension Engine {
         }
         if credentials.qop != nil, scenario.nonce.strictNC {
             let nc = UInt32(credentials.nc, radix: 16)!
-            guard nc > record.lastNC else {
-                throw .challenge(.digestNCReplay, "nc \(credentials.nc) does not exceed the last nc seen for this nonce (\(String(format: "%08x", record.lastNC)))")
+            switch record.ncSeen.admit(nc) {
+            case .admitted:
+                break
+            case .seen:
+                throw .challenge(.digestNCReplay, "nc \(credentials.nc) was already used with this nonce (a replay)")
+            case .tooOld(let highest):
+                throw .challenge(
+                    .digestNCReplay,
+                    "nc \(credentials.nc) is more than \(NCWindow.width) below the highest nc seen for this nonce (\(String(format: "%08x", highest))): a replay cannot be ruled out"
+                )
             }
-            record.lastNC = nc
         }
         record.uses += 1
         scenarioState.nonces[credentials.nonce] = record

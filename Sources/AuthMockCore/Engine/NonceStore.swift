@@ -64,7 +64,7 @@ struct NonceStore: Sendable, Equatable {
         var challengeIndex: Int
         var issuedAt: Date
         var uses = 0
-        var lastNC: UInt32 = 0
+        var ncSeen = NCWindow()
         /// How many nonces were issued before this one (since start or reset).
         var serial = 0
     }
@@ -102,5 +102,41 @@ struct NonceStore: Sendable, Equatable {
         records.removeAll()
         order.removeAll()
         head = 0
+    }
+}
+
+/// The nc values seen with one nonce, for replay detection as RFC 7616 §3.4 defines it: a replay is an nc
+/// value seen twice. Values may arrive out of order — a client's parallel connections deliver nc 4 before
+/// nc 3 — so the window remembers the highest nc and which of the `width` below it were seen (the sliding
+/// window of IPsec's anti-replay check, RFC 4303 §3.4.3); older values cannot be told from replays.
+struct NCWindow: Sendable, Equatable {
+    static let width: UInt32 = 64
+
+    enum Admission: Equatable {
+        case admitted
+        case seen
+        case tooOld(highest: UInt32)
+    }
+
+    /// 0: none seen yet (nc counts from 1).
+    private(set) var highest: UInt32 = 0
+    /// Bit i: `highest - i` was seen.
+    private var seen: UInt64 = 0
+
+    /// Records `nc` unless it was seen (or is too old to know).
+    mutating func admit(_ nc: UInt32) -> Admission {
+        if nc > highest {
+            let shift = nc - highest
+            seen = shift >= Self.width ? 0 : seen << UInt64(shift)
+            seen |= 1
+            highest = nc
+            return .admitted
+        }
+        let offset = highest - nc
+        guard offset < Self.width else { return .tooOld(highest: highest) }
+        let bit: UInt64 = 1 << UInt64(offset)
+        guard seen & bit == 0 else { return .seen }
+        seen |= bit
+        return .admitted
     }
 }

@@ -268,7 +268,7 @@ public struct NoncePolicy: Sendable, Equatable {
     public var lifetime: Double?
     /// Successful uses after which the nonce is stale; nil allows any number.
     public var maxUses: Int?
-    /// Whether `nc` must strictly increase for each nonce (replays are refused).
+    /// Whether an `nc` seen before with a nonce is refused as a replay (``NCWindow``).
     public var strictNC: Bool
     /// How many nonces are remembered; the oldest are evicted (and count as stale) beyond this.
     public var remember: Int
