@@ -58,3 +58,5 @@ def test_profiles_lists_every_profile_once_in_column_order():
     assert names[0] == "curl"
     debian = subprocess.run([str(ROOT / "ci" / "profiles"), "debian", "curl", "wget", "curl"], check=True, capture_output=True, text=True)
     assert debian.stdout.split() == ["curl", "wget"]
+    none = subprocess.run([str(ROOT / "ci" / "profiles"), "pypi", "curl"], check=True, capture_output=True, text=True)
+    assert none.stdout == "", "no package, no line: an empty line would reach pip as a package name"
