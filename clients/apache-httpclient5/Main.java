@@ -1,8 +1,9 @@
 // authmock adapter for Apache HttpClient 5 (classic API), Debian libhttpclient5-java.
 //
-// Build: javac -cp "$CP" -d apache-httpclient5/classes apache-httpclient5/Main.java   (the profile's prepare)
+// Build: javac -cp "$CP" -d apache-httpclient5/classes apache-httpclient5/Main.java java-common/AdapterSupport.java
+//        (the profile's prepare; AdapterSupport is the plumbing the Java adapters share, none of it HttpClient's)
 // Run:   java -cp "apache-httpclient5/classes:$CP" Main   (inputs in the AUTHMOCK_* environment variables)
-// Version: the same file in source-file mode with --version.
+// Version: java -cp "$CP" apache-httpclient5/Version.java   (source-file mode: no compiled classes needed)
 //
 // The adapter only maps the inputs onto HttpClient's own API, written as the project's 5.2 examples
 // (httpclient5/src/test/java/org/apache/hc/client5/http/examples, tag rel/v5.2.1) do it:
@@ -12,25 +13,16 @@
 // redirects (followed by default: RedirectExec) and TLS checks are HttpClient's decisions.
 // HttpClient has no public-key pinning API: AUTHMOCK_PIN_SHA256 is ignored.
 
+import static authmock.AdapterSupport.exitWith;
+import static authmock.AdapterSupport.inParallel;
+import static authmock.AdapterSupport.input;
+import static authmock.AdapterSupport.keyStore;
+import static authmock.AdapterSupport.report;
+import static authmock.AdapterSupport.trustStore;
+
 import java.io.File;
-import java.io.FileInputStream;
-import java.io.InputStream;
 import java.net.URI;
-import java.nio.file.Files;
-import java.security.KeyFactory;
-import java.security.KeyStore;
-import java.security.PrivateKey;
-import java.security.cert.Certificate;
-import java.security.cert.CertificateFactory;
-import java.security.cert.X509Certificate;
-import java.security.spec.PKCS8EncodedKeySpec;
-import java.util.ArrayList;
-import java.util.Base64;
-import java.util.Collection;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 
 import javax.net.ssl.SSLContext;
 
@@ -55,36 +47,18 @@ import org.apache.hc.core5.http.io.support.ClassicRequestBuilder;
 import org.apache.hc.core5.ssl.SSLContextBuilder;
 import org.apache.hc.core5.ssl.SSLContexts;
 import org.apache.hc.core5.util.Timeout;
-import org.apache.hc.core5.util.VersionInfo;
 
 public final class Main {
-    static String input(String name) {
-        String value = System.getenv(name);
-        return value == null || value.isEmpty() ? null : value;
-    }
-
     public static void main(String[] args) {
-        if (args.length > 0 && args[0].equals("--version")) {
-            System.out.println(VersionInfo.getSoftwareInfo("Apache-HttpClient", "org.apache.hc.client5", HttpClientBuilder.class));
-            return;
-        }
-        int status;
-        try {
-            status = run();
-        } catch (Throwable e) { // report, don't retry
-            System.out.flush();
-            System.err.println(e.getClass().getName() + ": " + String.valueOf(e.getMessage()).replace('\n', ' '));
-            status = 1;
-        }
-        System.exit(status);
+        exitWith(Main::run); // an exception that ends the run is reported, not retried
     }
 
     static int run() throws Exception {
         URI uri = URI.create(input("AUTHMOCK_URL"));
         HttpHost target = HttpHost.create(uri);
-        String method = input("AUTHMOCK_METHOD") != null ? input("AUTHMOCK_METHOD") : "GET";
-        int repeat = input("AUTHMOCK_REPEAT") != null ? Integer.parseInt(input("AUTHMOCK_REPEAT")) : 1;
-        int parallel = input("AUTHMOCK_PARALLEL") != null ? Integer.parseInt(input("AUTHMOCK_PARALLEL")) : 1;
+        String method = input("AUTHMOCK_METHOD", "GET");
+        int repeat = Integer.parseInt(input("AUTHMOCK_REPEAT", "1"));
+        int parallel = Integer.parseInt(input("AUTHMOCK_PARALLEL", "1"));
 
         // Credentials per AuthScope, as ClientAuthentication / ClientProxyAuthentication show. The origin's
         // scope is the URL's scheme, host and port; HttpClient picks the scheme (its default preference:
@@ -93,7 +67,7 @@ public final class Main {
         CredentialsProviderBuilder credentials = CredentialsProviderBuilder.create();
         String user = input("AUTHMOCK_USER");
         if (user != null) {
-            char[] password = (input("AUTHMOCK_PASSWORD") != null ? input("AUTHMOCK_PASSWORD") : "").toCharArray();
+            char[] password = input("AUTHMOCK_PASSWORD", "").toCharArray();
             String domain = input("AUTHMOCK_DOMAIN");
             if (domain != null) {
                 credentials.add(new AuthScope(target), new NTCredentials(user, password, null, domain));
@@ -109,7 +83,7 @@ public final class Main {
             URI proxyUri = URI.create(input("AUTHMOCK_PROXY"));
             builder.setProxy(new HttpHost(proxyUri.getHost(), proxyUri.getPort()));
             if (input("AUTHMOCK_PROXY_USER") != null) {
-                char[] proxyPassword = (input("AUTHMOCK_PROXY_PASSWORD") != null ? input("AUTHMOCK_PROXY_PASSWORD") : "").toCharArray();
+                char[] proxyPassword = input("AUTHMOCK_PROXY_PASSWORD", "").toCharArray();
                 credentials.add(new AuthScope(proxyUri.getHost(), proxyUri.getPort()),
                         new UsernamePasswordCredentials(input("AUTHMOCK_PROXY_USER"), proxyPassword));
             }
@@ -142,83 +116,24 @@ public final class Main {
 
         File bodyFile = input("AUTHMOCK_BODY_FILE") != null ? new File(input("AUTHMOCK_BODY_FILE")) : null;
 
-        List<Integer> codes = new ArrayList<>();
+        List<Integer> codes;
         try (CloseableHttpClient client = builder.build()) {
-            ExecutorService pool = Executors.newFixedThreadPool(parallel);
-            List<Future<List<Integer>>> workers = new ArrayList<>();
-            for (int p = 0; p < parallel; p++) {
-                workers.add(pool.submit(() -> {
-                    // One HttpClientContext per thread for its sequential fetches: the tutorial asks that
-                    // logically related requests share a context (it carries the auth cache), and a context
-                    // is not thread-safe, so parallel workers have one each.
-                    HttpClientContext context = HttpClientContext.create();
-                    List<Integer> mine = new ArrayList<>();
-                    for (int r = 0; r < repeat; r++) {
-                        ClassicRequestBuilder request = ClassicRequestBuilder.create(method).setUri(uri);
-                        if (bodyFile != null) {
-                            request.setEntity(new FileEntity(bodyFile, ContentType.APPLICATION_OCTET_STREAM));
-                        }
-                        ClassicHttpRequest built = request.build();
-                        mine.add(client.execute(built, context, response -> {
-                            // Read the whole body: a cut-off body must end in an exception, not a 200.
-                            EntityUtils.consume(response.getEntity());
-                            return response.getCode();
-                        }));
-                    }
-                    return mine;
-                }));
-            }
-            try {
-                for (Future<List<Integer>> worker : workers) {
-                    codes.addAll(worker.get());
+            // PARALLEL worker threads, each doing REPEAT fetches in a row with one HttpClientContext of
+            // its own: the tutorial asks that logically related requests share a context (it carries the
+            // auth cache), and a context is not thread-safe, so parallel workers have one each.
+            codes = inParallel(parallel, repeat, HttpClientContext::create, context -> {
+                ClassicRequestBuilder request = ClassicRequestBuilder.create(method).setUri(uri);
+                if (bodyFile != null) {
+                    request.setEntity(new FileEntity(bodyFile, ContentType.APPLICATION_OCTET_STREAM));
                 }
-            } catch (java.util.concurrent.ExecutionException e) {
-                // A worker's own exception, not the executor's wrapper, is what the line on stderr names.
-                if (e.getCause() instanceof Exception) throw (Exception) e.getCause();
-                if (e.getCause() instanceof Error) throw (Error) e.getCause();
-                throw e;
-            } finally {
-                pool.shutdownNow();
-            }
+                ClassicHttpRequest built = request.build();
+                return client.execute(built, context, response -> {
+                    // Read the whole body: a cut-off body must end in an exception, not a 200.
+                    EntityUtils.consume(response.getEntity());
+                    return response.getCode();
+                });
+            });
         }
-        StringBuilder line = new StringBuilder();
-        boolean ok = true;
-        for (int code : codes) {
-            line.append(line.length() > 0 ? " " : "").append(code);
-            ok &= code >= 200 && code < 300;
-        }
-        System.out.println(line);
-        return ok ? 0 : 1;
-    }
-
-    /** A key store holding the PEM file's certificates as trusted entries. */
-    static KeyStore trustStore(String pemFile) throws Exception {
-        KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
-        store.load(null, null);
-        int index = 0;
-        for (Certificate certificate : certificates(pemFile)) {
-            store.setCertificateEntry("ca" + index++, certificate);
-        }
-        return store;
-    }
-
-    /** A key store holding the PEM certificate and its PKCS#8 PEM private key. */
-    static KeyStore keyStore(String certFile, String keyFile, char[] password) throws Exception {
-        Collection<? extends Certificate> chain = certificates(certFile);
-        X509Certificate leaf = (X509Certificate) chain.iterator().next();
-        String pem = new String(Files.readAllBytes(new File(keyFile).toPath()), "US-ASCII");
-        String base64 = pem.replaceAll("-----[A-Z ]+-----", "").replaceAll("\\s", "");
-        PrivateKey key = KeyFactory.getInstance(leaf.getPublicKey().getAlgorithm())
-                .generatePrivate(new PKCS8EncodedKeySpec(Base64.getDecoder().decode(base64)));
-        KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
-        store.load(null, null);
-        store.setKeyEntry("client", key, password, chain.toArray(new Certificate[0]));
-        return store;
-    }
-
-    static Collection<? extends Certificate> certificates(String pemFile) throws Exception {
-        try (InputStream in = new FileInputStream(pemFile)) {
-            return CertificateFactory.getInstance("X.509").generateCertificates(in);
-        }
+        return report(codes);
     }
 }

@@ -1,8 +1,9 @@
 // authmock adapter for the JDK's own HTTP clients: java.net.HttpURLConnection (--api urlconnection)
 // and java.net.http.HttpClient (--api httpclient).
 //
-// Build: javac -d clients/java-jdk/classes clients/java-jdk/Main.java
-// Run:   java -cp clients/java-jdk/classes Main --api urlconnection|httpclient
+// Build: javac -d java-jdk/classes java-jdk/Main.java java-common/AdapterSupport.java   (in clients/, the
+//        profiles' prepare; AdapterSupport is the plumbing the Java adapters share, none of it HTTP API)
+// Run:   java -cp java-jdk/classes Main --api urlconnection|httpclient
 //        (inputs in the AUTHMOCK_* environment variables)
 // Version: `java --version` (first line).
 //
@@ -13,7 +14,12 @@
 // must come from the JDK itself. No public-key pinning: the JDK has no API for it, so
 // AUTHMOCK_PIN_SHA256 is ignored.
 
-import java.io.IOException;
+import static authmock.AdapterSupport.exitWith;
+import static authmock.AdapterSupport.input;
+import static authmock.AdapterSupport.keyStore;
+import static authmock.AdapterSupport.report;
+import static authmock.AdapterSupport.trustStore;
+
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Authenticator;
@@ -27,24 +33,12 @@ import java.net.URL;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.GeneralSecurityException;
-import java.security.KeyFactory;
-import java.security.KeyStore;
-import java.security.PrivateKey;
-import java.security.cert.Certificate;
-import java.security.cert.CertificateFactory;
-import java.security.spec.PKCS8EncodedKeySpec;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Base64;
-import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -54,16 +48,6 @@ import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 
 public final class Main {
-    static String input(String name) {
-        String value = System.getenv(name);
-        return value == null || value.isEmpty() ? null : value;
-    }
-
-    static String input(String name, String fallback) {
-        String value = input(name);
-        return value == null ? fallback : value;
-    }
-
     /**
      * The credentials, handed out as java.net.Authenticator's documentation shows: override
      * getPasswordAuthentication and tell the origin (RequestorType.SERVER) from the proxy
@@ -91,58 +75,29 @@ public final class Main {
     }
 
     /** Trust exactly the CA file, and present the client certificate if one is given. */
-    static SSLContext sslContext() throws IOException, GeneralSecurityException {
+    static SSLContext sslContext() throws Exception {
         String caFile = input("AUTHMOCK_CA_FILE");
         String clientCert = input("AUTHMOCK_CLIENT_CERT");
         if (caFile == null && clientCert == null) {
             return null; // the JDK's default context: the system trust store (cacerts)
         }
-        CertificateFactory x509 = CertificateFactory.getInstance("X.509");
         TrustManagerFactory tmf = null;
         if (caFile != null) {
-            KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
-            trust.load(null, null);
-            int i = 0;
-            try (InputStream in = Files.newInputStream(Path.of(caFile))) {
-                for (Certificate ca : x509.generateCertificates(in)) {
-                    trust.setCertificateEntry("ca" + i++, ca);
-                }
-            }
+            // The CA file's certificates as a KeyStore's trusted entries.
             tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-            tmf.init(trust);
+            tmf.init(trustStore(caFile));
         }
         KeyManagerFactory kmf = null;
         if (clientCert != null) {
-            Collection<? extends Certificate> chain;
-            try (InputStream in = Files.newInputStream(Path.of(clientCert))) {
-                chain = x509.generateCertificates(in);
-            }
-            PrivateKey key = privateKey(Path.of(input("AUTHMOCK_CLIENT_KEY", clientCert)),
-                    chain.iterator().next().getPublicKey().getAlgorithm());
-            KeyStore identity = KeyStore.getInstance(KeyStore.getDefaultType());
-            identity.load(null, null);
+            // The certificate and its PKCS#8 key (read with the JDK's own KeyFactory) as a KeyStore entry.
             char[] none = new char[0];
-            identity.setKeyEntry("client", key, none, chain.toArray(new Certificate[0]));
             kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-            kmf.init(identity, none);
+            kmf.init(keyStore(clientCert, input("AUTHMOCK_CLIENT_KEY", clientCert), none), none);
         }
         SSLContext context = SSLContext.getInstance("TLS");
         context.init(kmf == null ? null : kmf.getKeyManagers(),
                 tmf == null ? null : tmf.getTrustManagers(), null);
         return context;
-    }
-
-    /** A PEM "PRIVATE KEY" (PKCS#8), read with the JDK's own KeyFactory. */
-    static PrivateKey privateKey(Path file, String algorithm) throws IOException, GeneralSecurityException {
-        String pem = Files.readString(file, StandardCharsets.US_ASCII);
-        int begin = pem.indexOf("-----BEGIN PRIVATE KEY-----");
-        int end = pem.indexOf("-----END PRIVATE KEY-----");
-        if (begin < 0 || end < 0) {
-            throw new GeneralSecurityException("no PKCS#8 \"BEGIN PRIVATE KEY\" block in " + file);
-        }
-        String base64 = pem.substring(begin + "-----BEGIN PRIVATE KEY-----".length(), end);
-        byte[] der = Base64.getMimeDecoder().decode(base64);
-        return KeyFactory.getInstance(algorithm).generatePrivate(new PKCS8EncodedKeySpec(der));
     }
 
     static InetSocketAddress proxyAddress() {
@@ -291,7 +246,7 @@ public final class Main {
             System.err.println("usage: java Main --api urlconnection|httpclient");
             System.exit(2);
         }
-        try {
+        exitWith(() -> { // an exception that ends the run is reported, not retried
             String url = input("AUTHMOCK_URL");
             if (url == null) {
                 throw new IllegalArgumentException("AUTHMOCK_URL is missing");
@@ -304,27 +259,9 @@ public final class Main {
             String bodyFile = input("AUTHMOCK_BODY_FILE");
             byte[] body = bodyFile == null ? null : Files.readAllBytes(Path.of(bodyFile));
 
-            List<Integer> codes = api.equals("urlconnection")
+            return report(api.equals("urlconnection")
                     ? runUrlConnection(urlConnection(url, method, body, timeoutMillis), repeat, parallel)
-                    : runHttpClient(url, method, body, timeoutMillis, repeat, parallel);
-
-            StringBuilder line = new StringBuilder();
-            boolean ok = true;
-            for (int code : codes) {
-                line.append(line.length() == 0 ? "" : " ").append(code);
-                ok &= code >= 200 && code < 300;
-            }
-            System.out.println(line);
-            System.exit(ok ? 0 : 1);
-        } catch (Throwable e) {
-            // Report, don't retry: one line, the exception that ended the fetch.
-            Throwable cause = e;
-            while ((cause instanceof CompletionException || cause instanceof ExecutionException)
-                    && cause.getCause() != null) {
-                cause = cause.getCause();
-            }
-            System.err.println(cause.getClass().getName() + ": " + cause.getMessage());
-            System.exit(1);
-        }
+                    : runHttpClient(url, method, body, timeoutMillis, repeat, parallel));
+        });
     }
 }

@@ -1,8 +1,9 @@
 // authmock adapter for OkHttp 3 (Debian libokhttp-java, with okio and okhttp-tls).
 //
-// Build: javac -cp "$CP" -d okhttp/classes okhttp/Main.java   (the profile's prepare)
+// Build: javac -cp "$CP" -d okhttp/classes okhttp/Main.java java-common/AdapterSupport.java
+//        (the profile's prepare; AdapterSupport is the plumbing the Java adapters share, none of it OkHttp's)
 // Run:   java -cp "okhttp/classes:$CP" Main   (inputs in the AUTHMOCK_* environment variables)
-// Version: the same file in source-file mode with --version.
+// Version: java -cp "$CP" okhttp/Version.java   (source-file mode: no compiled classes needed)
 //
 // The adapter only maps the inputs onto OkHttp's own API, written as OkHttp 3.13's documentation shows it:
 // - authenticator: the "Handling authentication" recipe, literally
@@ -19,26 +20,20 @@
 // - pinning: CertificatePinner with "sha256/<pin>" for the URL's host (the CertificatePinning recipe).
 // Retries, redirects (followed by default), connection reuse and TLS checks are OkHttp's decisions.
 
+import static authmock.AdapterSupport.certificates;
+import static authmock.AdapterSupport.exitWith;
+import static authmock.AdapterSupport.inParallel;
+import static authmock.AdapterSupport.input;
+import static authmock.AdapterSupport.privateKey;
+import static authmock.AdapterSupport.report;
+
 import java.io.File;
-import java.io.FileInputStream;
-import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.Proxy;
-import java.nio.file.Files;
-import java.security.KeyFactory;
 import java.security.KeyPair;
 import java.security.PrivateKey;
 import java.security.cert.Certificate;
-import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
-import java.security.spec.PKCS8EncodedKeySpec;
-import java.util.ArrayList;
-import java.util.Base64;
-import java.util.Collection;
-import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import okhttp3.CertificatePinner;
@@ -49,43 +44,25 @@ import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
-import okhttp3.internal.Version;
 import okhttp3.tls.HandshakeCertificates;
 import okhttp3.tls.HeldCertificate;
 
 public final class Main {
-    static String input(String name) {
-        String value = System.getenv(name);
-        return value == null || value.isEmpty() ? null : value;
-    }
-
     public static void main(String[] args) {
-        if (args.length > 0 && args[0].equals("--version")) {
-            System.out.println(Version.userAgent());
-            return;
-        }
-        int status;
-        try {
-            status = run();
-        } catch (Throwable e) { // report, don't retry
-            System.out.flush();
-            System.err.println(e.getClass().getName() + ": " + String.valueOf(e.getMessage()).replace('\n', ' '));
-            status = 1;
-        }
-        System.exit(status);
+        exitWith(Main::run); // an exception that ends the run is reported, not retried
     }
 
     static int run() throws Exception {
         HttpUrl url = HttpUrl.get(input("AUTHMOCK_URL"));
-        String method = input("AUTHMOCK_METHOD") != null ? input("AUTHMOCK_METHOD") : "GET";
-        int repeat = input("AUTHMOCK_REPEAT") != null ? Integer.parseInt(input("AUTHMOCK_REPEAT")) : 1;
-        int parallel = input("AUTHMOCK_PARALLEL") != null ? Integer.parseInt(input("AUTHMOCK_PARALLEL")) : 1;
+        String method = input("AUTHMOCK_METHOD", "GET");
+        int repeat = Integer.parseInt(input("AUTHMOCK_REPEAT", "1"));
+        int parallel = Integer.parseInt(input("AUTHMOCK_PARALLEL", "1"));
 
         OkHttpClient.Builder builder = new OkHttpClient.Builder();
 
         String user = input("AUTHMOCK_USER");
         if (user != null) {
-            String password = input("AUTHMOCK_PASSWORD") != null ? input("AUTHMOCK_PASSWORD") : "";
+            String password = input("AUTHMOCK_PASSWORD", "");
             // The recipe, line for line. AUTHMOCK_DOMAIN is ignored: OkHttp has no NTLM.
             builder.authenticator((route, response) -> {
                 if (response.request().header("Authorization") != null) {
@@ -103,7 +80,7 @@ public final class Main {
             builder.proxy(new Proxy(Proxy.Type.HTTP, new InetSocketAddress(proxy.host(), proxy.port())));
             String proxyUser = input("AUTHMOCK_PROXY_USER");
             if (proxyUser != null) {
-                String proxyPassword = input("AUTHMOCK_PROXY_PASSWORD") != null ? input("AUTHMOCK_PROXY_PASSWORD") : "";
+                String proxyPassword = input("AUTHMOCK_PROXY_PASSWORD", "");
                 // The Authenticator javadoc's reactive proxy example, line for line.
                 builder.proxyAuthenticator((route, response) -> {
                     if (response.request().header("Proxy-Authorization") != null) {
@@ -157,57 +134,20 @@ public final class Main {
                 : null;
         Request request = new Request.Builder().url(url).method(method, body).build();
 
-        List<Integer> codes = new ArrayList<>();
-        ExecutorService pool = Executors.newFixedThreadPool(parallel);
-        try {
-            List<Future<List<Integer>>> workers = new ArrayList<>();
-            for (int p = 0; p < parallel; p++) {
-                workers.add(pool.submit(() -> {
-                    List<Integer> mine = new ArrayList<>();
-                    for (int r = 0; r < repeat; r++) {
-                        try (Response response = client.newCall(request).execute()) {
-                            // Read the whole body: a cut-off body must end in an exception, not a 200.
-                            response.body().bytes();
-                            mine.add(response.code());
-                        }
-                    }
-                    return mine;
-                }));
+        // PARALLEL worker threads on the one client, each doing REPEAT fetches in a row.
+        return report(inParallel(parallel, repeat, () -> {
+            try (Response response = client.newCall(request).execute()) {
+                // Read the whole body: a cut-off body must end in an exception, not a 200.
+                response.body().bytes();
+                return response.code();
             }
-            for (Future<List<Integer>> worker : workers) {
-                codes.addAll(worker.get());
-            }
-        } catch (java.util.concurrent.ExecutionException e) {
-            // A worker's own exception, not the executor's wrapper, is what the line on stderr names.
-            if (e.getCause() instanceof Exception) throw (Exception) e.getCause();
-            if (e.getCause() instanceof Error) throw (Error) e.getCause();
-            throw e;
-        } finally {
-            pool.shutdownNow();
-        }
-        StringBuilder line = new StringBuilder();
-        boolean ok = true;
-        for (int code : codes) {
-            line.append(line.length() > 0 ? " " : "").append(code);
-            ok &= code >= 200 && code < 300;
-        }
-        System.out.println(line);
-        return ok ? 0 : 1;
+        }));
     }
 
     /** The PEM certificate with its PKCS#8 PEM private key, as okhttp-tls holds a client identity. */
     static HeldCertificate heldCertificate(String certFile, String keyFile) throws Exception {
         X509Certificate certificate = (X509Certificate) certificates(certFile).iterator().next();
-        String pem = new String(Files.readAllBytes(new File(keyFile).toPath()), "US-ASCII");
-        String base64 = pem.replaceAll("-----[A-Z ]+-----", "").replaceAll("\\s", "");
-        PrivateKey key = KeyFactory.getInstance(certificate.getPublicKey().getAlgorithm())
-                .generatePrivate(new PKCS8EncodedKeySpec(Base64.getDecoder().decode(base64)));
+        PrivateKey key = privateKey(keyFile, certificate.getPublicKey().getAlgorithm());
         return new HeldCertificate(new KeyPair(certificate.getPublicKey(), key), certificate);
-    }
-
-    static Collection<? extends Certificate> certificates(String pemFile) throws Exception {
-        try (InputStream in = new FileInputStream(pemFile)) {
-            return CertificateFactory.getInstance("X.509").generateCertificates(in);
-        }
     }
 }
