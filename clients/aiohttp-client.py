@@ -7,24 +7,18 @@ aiohttp's own options: which credentials to send, answering a challenge, redirec
 checks are aiohttp's (and the ssl module's) decisions.
 Version: python3 -c 'import aiohttp; print(aiohttp.__version__)'
 """
-import argparse
 import asyncio
-import os
 import ssl
-import sys
 import warnings
 
 import aiohttp
+
+from adapter_support import auth_option, env, exit_with, in_tasks, read_body, report
 
 # aiohttp 3.14 deprecates BasicAuth and the auth=/proxy_auth= arguments (aio-libs/aiohttp
 # pull 12499); they still work. Keep the warning off stderr, where only our own one-line
 # error belongs.
 warnings.simplefilter("ignore", DeprecationWarning)
-
-
-def env(name, default=None):
-    value = os.environ.get(name)
-    return value if value else default
 
 
 async def run(auth_kind):
@@ -76,41 +70,26 @@ async def run(auth_kind):
         # (300 s total) applies.
         options["timeout"] = aiohttp.ClientTimeout(total=float(env("AUTHMOCK_TIMEOUT")))
 
-    body = None
-    if env("AUTHMOCK_BODY_FILE"):
-        with open(env("AUTHMOCK_BODY_FILE"), "rb") as f:
-            body = f.read()
+    body = read_body()
 
     # One ClientSession for every fetch: one connection pool and one middleware (for Digest:
     # its last challenge and nonce count), as aiohttp's docs tell users to do.
     async with aiohttp.ClientSession(**options) as session:
-        async def worker():
-            codes = []
-            for _ in range(repeat):
-                # aiohttp follows redirects by default (allow_redirects=True).
-                async with session.request(method, url, data=body, **tls) as response:
-                    await response.read()
-                    codes.append(response.status)
-            return codes
+        async def fetch():
+            # aiohttp follows redirects by default (allow_redirects=True).
+            async with session.request(method, url, data=body, **tls) as response:
+                await response.read()
+                return response.status
 
-        # PARALLEL concurrent workers on the one session, each doing REPEAT sequential fetches.
-        batches = await asyncio.gather(*(worker() for _ in range(parallel)))
+        # PARALLEL concurrent tasks on the one session, each doing REPEAT sequential fetches.
+        codes = await in_tasks(fetch, repeat, parallel)
 
-    codes = [c for batch in batches for c in batch]
-    print(" ".join(str(c) for c in codes))
-    return 0 if all(200 <= c < 300 for c in codes) else 1
+    return report(codes)
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--auth", choices=["basic", "digest"], default="basic")
-    args = parser.parse_args()
-    return asyncio.run(run(args.auth))
+    return asyncio.run(run(auth_option()))
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except Exception as e:  # report, don't retry
-        print(f"{type(e).__name__}: {e}", file=sys.stderr)
-        sys.exit(1)
+    exit_with(main)  # an exception that ends the run is reported, not retried

@@ -7,19 +7,12 @@ httpx's own options: which credentials to send, answering a challenge, redirects
 checks are httpx's (and httpcore's and the ssl module's) decisions.
 Version: python3 -c 'import httpx; print(httpx.__version__)'
 """
-import argparse
 import asyncio
-import os
 import ssl
-import sys
-from urllib.parse import quote, urlsplit, urlunsplit
 
 import httpx
 
-
-def env(name, default=None):
-    value = os.environ.get(name)
-    return value if value else default
+from adapter_support import auth_option, env, exit_with, in_tasks, read_body, report, with_userinfo
 
 
 async def run(auth_kind):
@@ -56,10 +49,7 @@ async def run(auth_kind):
         # httpx's way of proxy authentication: credentials in the proxy URL's userinfo
         # (percent-encoded), sent as Basic up front, on plain requests and on CONNECT.
         if env("AUTHMOCK_PROXY_USER") is not None:
-            parts = urlsplit(proxy)
-            userinfo = quote(env("AUTHMOCK_PROXY_USER"), safe="") + ":" + \
-                quote(env("AUTHMOCK_PROXY_PASSWORD", ""), safe="")
-            proxy = urlunsplit(parts._replace(netloc=userinfo + "@" + parts.netloc))
+            proxy = with_userinfo(proxy, env("AUTHMOCK_PROXY_USER"), env("AUTHMOCK_PROXY_PASSWORD", ""))
         options["proxy"] = proxy
 
     if env("AUTHMOCK_CA_FILE") or env("AUTHMOCK_CLIENT_CERT"):
@@ -77,41 +67,26 @@ async def run(auth_kind):
         # default (5 s each) applies.
         options["timeout"] = float(env("AUTHMOCK_TIMEOUT"))
 
-    body = None
-    if env("AUTHMOCK_BODY_FILE"):
-        with open(env("AUTHMOCK_BODY_FILE"), "rb") as f:
-            body = f.read()
+    body = read_body()
 
     # One AsyncClient for every fetch: one connection pool and one auth object (for
     # Digest: its last challenge and nonce count), as a user with one client would.
     async with httpx.AsyncClient(**options) as client:
-        async def worker():
-            codes = []
-            for _ in range(repeat):
-                # request() reads the whole body before it returns.
-                response = await client.request(method, url, content=body)
-                codes.append(response.status_code)
-            return codes
+        async def fetch():
+            # request() reads the whole body before it returns.
+            response = await client.request(method, url, content=body)
+            return response.status_code
 
-        # PARALLEL concurrent workers on the one client (httpx's async docs:
+        # PARALLEL concurrent tasks on the one client (httpx's async docs:
         # https://www.python-httpx.org/async/), each doing REPEAT sequential fetches.
-        batches = await asyncio.gather(*(worker() for _ in range(parallel)))
+        codes = await in_tasks(fetch, repeat, parallel)
 
-    codes = [c for batch in batches for c in batch]
-    print(" ".join(str(c) for c in codes))
-    return 0 if all(200 <= c < 300 for c in codes) else 1
+    return report(codes)
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--auth", choices=["basic", "digest"], default="basic")
-    args = parser.parse_args()
-    return asyncio.run(run(args.auth))
+    return asyncio.run(run(auth_option()))
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except Exception as e:  # report, don't retry
-        print(f"{type(e).__name__}: {e}", file=sys.stderr)
-        sys.exit(1)
+    exit_with(main)  # an exception that ends the run is reported, not retried

@@ -13,7 +13,6 @@ SoupMessage::authenticate, is the documentation's own example: answer once, and 
 `retrying` is true (see authenticate() below).
 """
 import math
-import os
 import sys
 
 import gi
@@ -21,10 +20,7 @@ import gi
 gi.require_version("Soup", "3.0")
 from gi.repository import Gio, GLib, Soup  # noqa: E402
 
-
-def env(name, default=None):
-    value = os.environ.get(name)
-    return value if value else default
+from adapter_support import env, exit_with, read_body, report  # noqa: E402
 
 
 def main():
@@ -66,10 +62,9 @@ def main():
         client_certificate = Gio.TlsCertificate.new_from_files(
             env("AUTHMOCK_CLIENT_CERT"), env("AUTHMOCK_CLIENT_KEY"))
 
-    body = None
-    if env("AUTHMOCK_BODY_FILE"):
-        with open(env("AUTHMOCK_BODY_FILE"), "rb") as f:
-            body = GLib.Bytes.new(f.read())
+    body = read_body()
+    if body is not None:
+        body = GLib.Bytes.new(body)
 
     def authenticate(msg, auth, retrying):
         # "Handling authentication" (https://libsoup.org/libsoup-3.0/client-advanced.html#handling-authentication)
@@ -141,17 +136,13 @@ def main():
         fetch(repeat)
     loop.run()
 
-    print(" ".join(str(c) for c in codes))
+    status = report(codes)
     if errors:
         e = errors[0]
         print(f"GLib.Error: {e.message} ({e.domain}, {e.code})", file=sys.stderr)
         return 1
-    return 0 if all(200 <= c < 300 for c in codes) else 1
+    return status
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except Exception as e:  # report, don't retry
-        print(f"{type(e).__name__}: {e}", file=sys.stderr)
-        sys.exit(1)
+    exit_with(main)  # an exception that ends the run is reported, not retried

@@ -20,15 +20,9 @@ The adapter sets libcurl's own options, the ones the `curl` profile's command li
 Which scheme is answered, how often, the redirects, the TLS checks and the pin comparison are
 libcurl's own decisions; the adapter never looks at a challenge.
 """
-import os
-import sys
-
 import pycurl
 
-
-def env(name, default=None):
-    value = os.environ.get(name)
-    return value if value else default
+from adapter_support import env, exit_with, read_body, report
 
 
 def has_ntlm():
@@ -98,10 +92,7 @@ def main():
     url = env("AUTHMOCK_URL")
     repeat = int(env("AUTHMOCK_REPEAT", "1"))
     parallel = int(env("AUTHMOCK_PARALLEL", "1"))
-    body = None
-    if env("AUTHMOCK_BODY_FILE"):
-        with open(env("AUTHMOCK_BODY_FILE"), "rb") as f:
-            body = f.read()
+    body = read_body()
 
     codes = []
     if parallel <= 1:
@@ -151,19 +142,12 @@ def main():
         if errors:
             # A fetch that ended in a libcurl error (TLS, pin, timeout...): the statuses the
             # others got, then the first error.
-            print(" ".join(str(c) for c in codes))
+            report(codes)
             raise pycurl.error(*errors[0])
 
-    print(" ".join(str(c) for c in codes))
-    return 0 if all(200 <= c < 300 for c in codes) else 1
+    return report(codes)
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except pycurl.error as e:  # report, don't retry
-        print(f"pycurl.error: {e}", file=sys.stderr)
-        sys.exit(1)
-    except Exception as e:
-        print(f"{type(e).__name__}: {e}", file=sys.stderr)
-        sys.exit(1)
+    # An exception that ends the run is reported, not retried; pycurl.error by its full name.
+    exit_with(main, names={pycurl.error: "pycurl.error"})

@@ -7,25 +7,14 @@ This file only maps those inputs onto requests' own options: authentication, ret
 redirects and TLS checks are all left to requests (and urllib3 underneath).
 Version: python3 -c 'import requests; print(requests.__version__)'
 """
-import argparse
-import os
-import sys
-from concurrent.futures import ThreadPoolExecutor
-from urllib.parse import quote, urlsplit, urlunsplit
-
 import requests
 from requests.auth import HTTPDigestAuth
 
-
-def env(name, default=None):
-    value = os.environ.get(name)
-    return value if value else default
+from adapter_support import auth_option, env, exit_with, in_threads, read_body, report, with_userinfo
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--auth", choices=["basic", "digest"], default="basic")
-    args = parser.parse_args()
+    auth_kind = auth_option()
 
     url = env("AUTHMOCK_URL")
     method = env("AUTHMOCK_METHOD", "GET")
@@ -38,7 +27,7 @@ def main():
 
     user, password = env("AUTHMOCK_USER"), env("AUTHMOCK_PASSWORD")
     if user is not None:
-        if args.auth == "digest":
+        if auth_kind == "digest":
             session.auth = HTTPDigestAuth(user, password or "")
         else:
             # A (user, password) tuple is requests' documented shorthand for HTTPBasicAuth
@@ -63,10 +52,7 @@ def main():
         # requests' way of doing proxy auth: credentials in the proxy URL's userinfo
         # (percent-encoded); urllib3 then sends them preemptively as Basic.
         if env("AUTHMOCK_PROXY_USER") is not None:
-            parts = urlsplit(proxy)
-            userinfo = quote(env("AUTHMOCK_PROXY_USER"), safe="") + ":" + \
-                quote(env("AUTHMOCK_PROXY_PASSWORD", ""), safe="")
-            proxy = urlunsplit(parts._replace(netloc=userinfo + "@" + parts.netloc))
+            proxy = with_userinfo(proxy, env("AUTHMOCK_PROXY_USER"), env("AUTHMOCK_PROXY_PASSWORD", ""))
         session.proxies = {"http": proxy, "https": proxy}
         # Ignore *_PROXY / NO_PROXY from the environment so only the given proxy is used
         # (NO_PROXY often lists 127.0.0.1/localhost, which would bypass the test proxy).
@@ -75,27 +61,15 @@ def main():
     # AUTHMOCK_TIMEOUT bounds each connect and each wait for data; without it requests waits forever.
     timeout = float(env("AUTHMOCK_TIMEOUT")) if env("AUTHMOCK_TIMEOUT") else None
 
-    body = None
-    if env("AUTHMOCK_BODY_FILE"):
-        with open(env("AUTHMOCK_BODY_FILE"), "rb") as f:
-            body = f.read()
+    body = read_body()
 
-    def worker(_):
-        # REPEAT sequential fetches; requests follows redirects by default
-        # (allow_redirects=True for every method but HEAD).
-        return [session.request(method, url, data=body, timeout=timeout, **tls).status_code for _ in range(repeat)]
+    def fetch():
+        # requests follows redirects by default (allow_redirects=True for every method but HEAD).
+        return session.request(method, url, data=body, timeout=timeout, **tls).status_code
 
-    # PARALLEL workers (threads) share the one Session, each doing REPEAT fetches.
-    with ThreadPoolExecutor(max_workers=parallel) as pool:
-        codes = [c for batch in pool.map(worker, range(parallel)) for c in batch]
-
-    print(" ".join(str(c) for c in codes))
-    return 0 if all(200 <= c < 300 for c in codes) else 1
+    # PARALLEL threads share the one Session, each doing REPEAT sequential fetches.
+    return report(in_threads(fetch, repeat, parallel))
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except Exception as e:  # report, don't retry
-        print(f"{type(e).__name__}: {e}", file=sys.stderr)
-        sys.exit(1)
+    exit_with(main)  # an exception that ends the run is reported, not retried

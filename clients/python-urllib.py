@@ -7,17 +7,11 @@ from urllib's own handlers: which scheme to answer, how often to retry, redirect
 checks are all urllib's (and the ssl module's) decisions.
 Version: python3 -c 'import sys, urllib.request; print(urllib.request.__version__, sys.version.split()[0])'
 """
-import os
 import ssl
-import sys
 import urllib.error
 import urllib.request
-from concurrent.futures import ThreadPoolExecutor
 
-
-def env(name, default=None):
-    value = os.environ.get(name)
-    return value if value else default
+from adapter_support import env, exit_with, in_threads, read_body, report
 
 
 def main():
@@ -71,10 +65,7 @@ def main():
     # AUTHMOCK_TIMEOUT bounds each blocking socket operation; without it urllib waits forever.
     timeout = float(env("AUTHMOCK_TIMEOUT")) if env("AUTHMOCK_TIMEOUT") else None
 
-    body = None
-    if env("AUTHMOCK_BODY_FILE"):
-        with open(env("AUTHMOCK_BODY_FILE"), "rb") as f:
-            body = f.read()
+    body = read_body()
 
     def fetch():
         request = urllib.request.Request(url, data=body, method=method)
@@ -86,20 +77,9 @@ def main():
             # urllib reports a final non-2xx status as HTTPError; its code is the status.
             return e.code
 
-    def worker(_):
-        return [fetch() for _ in range(repeat)]
-
     # PARALLEL threads share the one opener, each doing REPEAT sequential fetches.
-    with ThreadPoolExecutor(max_workers=parallel) as pool:
-        codes = [c for batch in pool.map(worker, range(parallel)) for c in batch]
-
-    print(" ".join(str(c) for c in codes))
-    return 0 if all(200 <= c < 300 for c in codes) else 1
+    return report(in_threads(fetch, repeat, parallel))
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except Exception as e:  # report, don't retry
-        print(f"{type(e).__name__}: {e}", file=sys.stderr)
-        sys.exit(1)
+    exit_with(main)  # an exception that ends the run is reported, not retried
