@@ -13,6 +13,8 @@ extension Engine {
             return exchange
         }
         switch endpoint {
+        case "":
+            return Exchange(response: page(request))
         case "tls":
             guard request.method == "GET" else { return Exchange(response: Self.methodNotAllowed(allow: "GET")) }
             guard let description = scenarioState.tlsDescription else {
@@ -42,7 +44,7 @@ extension Engine {
             reset(at: now)
             return Self.json(["reset": true])
         default:
-            return Self.plain(status: 404, "404 Not Found: no control endpoint \(request.path) (have: GET /_authmock/journal, POST /_authmock/reset, GET /_authmock/tls, POST /_authmock/tls/rotate, GET /_authmock/users, POST /_authmock/users/NAME)\n")
+            return Self.plain(status: 404, "404 Not Found: no control endpoint \(request.path) (have: GET /_authmock/ (the live page), GET /_authmock/journal, POST /_authmock/reset, GET /_authmock/tls, POST /_authmock/tls/rotate, GET /_authmock/users, POST /_authmock/users/NAME)\n")
         }
     }
 

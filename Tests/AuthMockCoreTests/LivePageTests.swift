@@ -1,0 +1,72 @@
+import AuthMockTestSupport
+import Foundation
+import Testing
+
+@testable import AuthMockCore
+
+/// `GET /_authmock/`, the live page of `serve`: the journal newest first, escaped, with the users and their
+/// current passwords, and the polling answer that brings newer entries.
+struct LivePageTests {
+    static let scenario = try! ScenarioLoader.load(
+        yaml: """
+            version: 1
+            name: basic
+            description: "Basic for <b>tests</b>"
+            users: [{name: alice, password: wonderland}]
+            challenges: [{scheme: Basic}]
+            """,
+        file: "basic.yaml", files: .inMemory([:])
+    )
+
+    func body(_ exchange: Exchange) -> String { String(decoding: exchange.response.body, as: UTF8.self) }
+
+    /// What a client sent shows as text, never as markup: a path and a header carrying `<script>`.
+    @Test func everythingFromTheClientIsEscaped() {
+        var h = Harness(Self.scenario)
+        h.send("GET", "/<script>alert(1)</script>", headers: [HeaderField("Host", "x\"><img src=x onerror=alert(2)>")])
+        h.send(authorization: basic("alice", "wonderland"))
+        let page = h.send("GET", "/_authmock/")
+        let html = body(page)
+        #expect(page.response.status == 200)
+        #expect(page.response.headers.first { $0.name == "Content-Type" }?.value == "text/html; charset=utf-8")
+        #expect(html.contains("/&lt;script&gt;alert(1)&lt;/script&gt;"))
+        #expect(html.contains("x&quot;&gt;&lt;img src=x onerror=alert(2)&gt;"))
+        #expect(html.contains("Basic for &lt;b&gt;tests&lt;/b&gt;"))
+        #expect(!html.contains("<script>alert") && !html.contains("<img"))
+        // The page's one script, and nothing else, is allowed to run.
+        #expect(html.components(separatedBy: "<script>").count == 2)
+        let policy = page.response.headers.first { $0.name == "Content-Security-Policy" }?.value ?? ""
+        #expect(policy.contains("script-src '\(Engine.pageScriptHash)'"))
+        #expect(html.contains("<script>\(Engine.pageScript)</script>"))
+    }
+
+    /// Newest first; the users with their current passwords; a Basic password in the journal is masked.
+    @Test func journalNewestFirstWithUsers() throws {
+        var h = Harness(Self.scenario)
+        h.send()
+        h.send(authorization: basic("alice", "wonderland"))
+        let html = body(h.send("GET", "/_authmock/"))
+        let first = try #require(html.range(of: "id=\"e2\""))
+        let second = try #require(html.range(of: "id=\"e1\""))
+        #expect(first.lowerBound < second.lowerBound)
+        #expect(html.contains("<td><code>alice</code></td><td><code>wonderland</code></td><td>enabled</td>"))
+        #expect(html.contains("data-last=\"2\""))
+        #expect(html.contains("user <code>alice</code> · password ••••••••••"))
+        #expect(html.contains("basic.ok"))
+        // The control request itself is not journaled.
+        #expect(h.engine.state.journal.entries.count == 2)
+    }
+
+    /// `?since=N` answers only the newer entries, newest first, as list items for the page to prepend.
+    @Test func pollingBringsOnlyNewerEntries() {
+        var h = Harness(Self.scenario)
+        h.send()
+        h.send()
+        h.send()
+        let newer = body(h.send("GET", "/_authmock/?since=1"))
+        #expect(newer.hasPrefix("<li class=\"entry challenge\" id=\"e3\""))
+        #expect(newer.contains("id=\"e2\"") && !newer.contains("id=\"e1\""))
+        #expect(body(h.send("GET", "/_authmock/?since=3")).isEmpty)
+        #expect(h.send("POST", "/_authmock/").response.status == 405)
+    }
+}
