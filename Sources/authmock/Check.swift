@@ -53,6 +53,9 @@ extension AuthMockCommand {
         @Option(help: ArgumentHelp("Write this client's results as a Markdown table.", valueName: "file"))
         var markdown: String?
 
+        @Option(help: ArgumentHelp("Write an HTML report here: index.html with the client's column, a page per case with its exchange, style.css.", valueName: "dir"))
+        var html: String?
+
         @Flag(help: "List the selected cases and exit.")
         var list = false
 
@@ -132,12 +135,27 @@ extension AuthMockCommand {
                 if let junit { try Data(Reports.junit(report).utf8).write(to: URL(fileURLWithPath: junit), options: .atomic) }
                 if let json { try Reports.json(report).write(to: URL(fileURLWithPath: json), options: .atomic) }
                 if let markdown { try Data(Reports.markdown(report).utf8).write(to: URL(fileURLWithPath: markdown), options: .atomic) }
+                if let html {
+                    let notes = profile.notes.map { [report.client: $0] } ?? [:]
+                    try Self.writeSite(Reports.html([report], cases: selected, notes: notes, title: "authmock check — \(report.client)"), to: html)
+                }
             } catch {
                 printError("authmock check: cannot write a report: \(error)")
                 throw ExitCode(2)
             }
             printOut(Reports.table(report, colour: colour))
             if report.exitStatus != 0 { throw ExitCode(report.exitStatus) }
+        }
+
+        /// Writes the HTML report's files under `directory`, creating it and its subdirectories; files of
+        /// the same names are replaced, others left as they are.
+        static func writeSite(_ files: [String: String], to directory: String) throws {
+            let root = URL(fileURLWithPath: directory, isDirectory: true)
+            for (path, text) in files.sorted(by: { $0.key < $1.key }) {
+                let file = root.appendingPathComponent(path)
+                try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try Data(text.utf8).write(to: file, options: .atomic)
+            }
         }
 
         /// `curl` → `clients/curl.yaml`; a path is read as it is.
@@ -162,7 +180,7 @@ extension AuthMockCommand {
 
     struct Matrix: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Combine `authmock check --json` reports into a Markdown matrix of clients × cases."
+            abstract: "Combine `authmock check --json` reports into a Markdown matrix of clients × cases (and an HTML report with --html)."
         )
 
         @Argument(help: "JSON reports, one per client in column order, or the reports of one client's shards (merged into one column).")
@@ -176,6 +194,12 @@ extension AuthMockCommand {
 
         @Option(name: .shortAndLong, help: ArgumentHelp("Write the matrix here instead of stdout.", valueName: "file"))
         var output: String?
+
+        @Option(help: ArgumentHelp("Also write the matrix as an HTML report here: index.html, a page per cell with its exchange, style.css.", valueName: "dir"))
+        var html: String?
+
+        @Option(help: ArgumentHelp("The suite the reports ran (for the expectations on the HTML pages; default scenarios/conformance when it exists).", valueName: "dir"))
+        var suite: String?
 
         func run() async throws {
             var suites: [SuiteReport] = []
@@ -205,7 +229,27 @@ extension AuthMockCommand {
                 }
                 guideText = text
             }
+            var cases: [ConformanceCase]?
+            let suiteDirectory = suite ?? "scenarios/conformance"
+            if html != nil, suite != nil || FileManager.default.fileExists(atPath: suiteDirectory) {
+                do {
+                    cases = try Suite.load(directory: suiteDirectory)
+                } catch {
+                    printError(error.description)
+                    throw ExitCode(2)
+                }
+            } else if html != nil {
+                printError("authmock matrix: no suite at \(suiteDirectory); the HTML pages list no expectations (give --suite)")
+            }
             let text = Reports.matrix(suites, notes: notes, guide: guideText)
+            if let html {
+                do {
+                    try Check.writeSite(Reports.html(suites, cases: cases, notes: notes), to: html)
+                } catch {
+                    printError("authmock matrix: cannot write the HTML report to \(html): \(error)")
+                    throw ExitCode(2)
+                }
+            }
             if let output {
                 try Data(text.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
             } else {
