@@ -68,6 +68,7 @@ extension Engine {
     static let pageScript = """
         (function () {
           var list = document.getElementById("journal");
+          document.documentElement.dataset.live = "polling";
           function poll() {
             fetch("?since=" + list.dataset.last, {cache: "no-store"}).then(function (r) { return r.text(); }).then(function (html) {
               if (html) {
