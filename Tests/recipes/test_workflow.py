@@ -51,6 +51,14 @@ def test_the_reports_the_script_writes_are_the_ones_uploaded_and_merged():
         assert report in script
 
 
+def test_the_matrix_job_uploads_the_html_report_it_writes():
+    steps = load()["jobs"]["matrix"]["steps"]
+    assert any("authmock matrix" in run and "--html html" in run for run in runs("matrix"))
+    uploads = [step for step in steps if str(step.get("uses", "")).startswith("actions/upload-artifact@")]
+    assert any(str(step["with"]["path"]).strip() == "html" for step in uploads), "the HTML report must be uploaded"
+    assert '--html "$REPORTS/html"' in (ROOT / "ci" / "conformance").read_text(), "ci/conformance writes the same report"
+
+
 def test_profiles_lists_every_profile_once_in_column_order():
     names = subprocess.run([str(ROOT / "ci" / "profiles"), "names"], check=True, capture_output=True, text=True).stdout.split()
     on_disk = sorted(p.stem for p in (ROOT / "clients").glob("*.yaml"))
