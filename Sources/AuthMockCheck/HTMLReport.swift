@@ -465,6 +465,22 @@ enum HTMLSite {
     static func shellQuoted(_ argument: String) -> String {
         let plain = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./_-")
         if !argument.isEmpty, argument.unicodeScalars.allSatisfy(plain.contains) { return argument }
+        // Control characters (a `-w '%{http_code}\n'`) as bash's $'…', so the command stays on one line.
+        if argument.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            var quoted = "$'"
+            for scalar in argument.unicodeScalars {
+                switch scalar {
+                case "\n": quoted += "\\n"
+                case "\t": quoted += "\\t"
+                case "\r": quoted += "\\r"
+                case "'": quoted += "\\'"
+                case "\\": quoted += "\\\\"
+                case _ where scalar.value < 0x20 || scalar.value == 0x7F: quoted += String(format: "\\x%02x", scalar.value)
+                default: quoted.unicodeScalars.append(scalar)
+                }
+            }
+            return quoted + "'"
+        }
         return "'" + argument.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
@@ -489,7 +505,7 @@ enum HTMLSite {
         body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--text); background: var(--bg); margin: 0 auto; padding: 1rem 1.5rem 3rem; max-width: 110rem; }
         a { color: inherit; }
         code, pre, .request { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: 0.9em; }
-        pre { background: var(--panel); border: 1px solid var(--line); padding: 0.6rem 0.8rem; overflow-x: auto; white-space: pre-wrap; word-break: break-all; }
+        pre { background: var(--panel); border: 1px solid var(--line); padding: 0.6rem 0.8rem; overflow-x: auto; white-space: pre-wrap; overflow-wrap: anywhere; }
         h1 { font-size: 1.5rem; margin: 0.5rem 0; }
         h2 { font-size: 1.15rem; margin: 1.8rem 0 0.6rem; border-bottom: 1px solid var(--line); padding-bottom: 0.2rem; }
         h3 { font-size: 1rem; margin: 1.2rem 0 0.4rem; }

@@ -57,7 +57,7 @@ struct HTMLReportTests {
         return CaseReport(
             id: item.id, title: item.definition.title, reference: item.definition.reference, verdict: judgement.verdict,
             findings: judgement.findings + ["the client printed " + image], observations: judgement.observations,
-            outcome: ClientOutcome(exitStatus: 1, seconds: 0.2), command: ["client", "--header", script], stdout: "401 " + image + "\n",
+            outcome: ClientOutcome(exitStatus: 1, seconds: 0.2), command: ["client", "--header", script, "-w", "%{http_code}\n"], stdout: "401 " + image + "\n",
             stderr: script, journal: journal, quoted: judgement.quoted
         )
     }
@@ -110,6 +110,7 @@ struct HTMLReportTests {
         #expect(page.contains("the client printed &lt;img src=x onerror=alert(2)&gt;"), "the finding")
         #expect(page.contains("401 &lt;img src=x onerror=alert(2)&gt;"), "stdout")
         #expect(page.contains("<pre class=\"stderr\">" + script + "</pre>"), "stderr")
+        #expect(page.contains("<pre class=\"command\">client --header &#39;\(script)&#39; -w $&#39;%{http_code}\\n&#39;</pre>"), "the command, quoted for a shell")
         let index = try #require(files["index.html"])
         #expect(index.contains(script + " &lt;img src=x onerror=alert(2)&gt;"), "the notes")
     }
