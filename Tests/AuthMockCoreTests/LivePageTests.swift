@@ -57,6 +57,17 @@ struct LivePageTests {
         #expect(h.engine.state.journal.entries.count == 2)
     }
 
+    /// Where it listens and the TLS facts of the ready line (CA file, pins), one per line, escaped.
+    @Test func readyLineFactsAreShown() {
+        var h = Harness(Self.scenario)
+        h.engine.setLinks(["url": "https://localhost:8443/"])
+        h.engine.setTLSDescription(Array(#"{"ca_file":"/tmp/ca.pem","pin_sha256":"abc<def>"}"#.utf8))
+        let html = body(h.send("GET", "/_authmock/"))
+        #expect(html.contains("<dt>url</dt><dd><code>https://localhost:8443/</code></dd>"))
+        #expect(html.contains("<dt>ca_file</dt><dd><code>/tmp/ca.pem</code></dd>"))
+        #expect(html.contains("<dt>pin_sha256</dt><dd><code>abc&lt;def&gt;</code></dd>"))
+    }
+
     /// `?since=N` answers only the newer entries, newest first, as list items for the page to prepend.
     @Test func pollingBringsOnlyNewerEntries() {
         var h = Harness(Self.scenario)

@@ -31,7 +31,17 @@ extension Engine {
         }
         html += "<dt>journal</dt><dd><code>\(JournalHTML.escape(Self.controlPrefix))journal</code> (JSON)</dd></dl>\n"
         if let tls = scenarioState.tlsDescription {
-            html += "<h3>TLS</h3><pre id=\"tls\">\(JournalHTML.escape(String(decoding: tls, as: UTF8.self)))</pre>\n"
+            // The same facts as the ready line's `tls` (CA file, pins…), one per line.
+            html += "<h3>TLS</h3>"
+            if let facts = (try? JSONSerialization.jsonObject(with: Data(tls))) as? [String: Any] {
+                html += "<dl id=\"tls\">\n"
+                for key in facts.keys.sorted() {
+                    html += "<dt>\(JournalHTML.escape(key))</dt><dd><code>\(JournalHTML.escape("\(facts[key]!)"))</code></dd>\n"
+                }
+                html += "</dl>\n"
+            } else {
+                html += "<pre id=\"tls\">\(JournalHTML.escape(String(decoding: tls, as: UTF8.self)))</pre>\n"
+            }
         }
         html += "</section>\n<section id=\"users\"><h2>Users</h2><table><tr><th>name</th><th>password now</th><th>state</th></tr>\n"
         for record in scenarioState.users {
