@@ -3,8 +3,6 @@ import Foundation
 
 /// A cell's page: the case, its expectations and how each fared, the client's run, the journal.
 extension HTMLSite {
-    // MARK: - Cell page
-
     /// Where an expectation stands after the run.
     enum State: Equatable {
         case held

@@ -3,8 +3,6 @@ import Foundation
 
 /// The index page: the legend, the verdict counts, the matrix with its CSS-only filters, the notes.
 extension HTMLSite {
-    // MARK: - Index
-
     static func index(_ suites: [SuiteReport], notes: [String: String], title: String) -> String {
         var ids: [String] = []
         var titles: [String: String] = [:]

@@ -1,7 +1,5 @@
 /// The site's one stylesheet, `style.css`.
 extension HTMLSite {
-    // MARK: - Style
-
     static let stylesheet = """
         :root {
           --text: #1d2126; --muted: #5f6b76; --bg: #ffffff; --panel: #f5f7f9; --line: #d9dee3;
