@@ -4,14 +4,7 @@ import Foundation
 /// The index page: the legend, the verdict counts, the matrix with its CSS-only filters, the notes.
 extension HTMLSite {
     static func index(_ suites: [SuiteReport], notes: [String: String], title: String) -> String {
-        var ids: [String] = []
-        var titles: [String: String] = [:]
-        for suite in suites {
-            for report in suite.cases where titles[report.id] == nil {
-                ids.append(report.id)
-                titles[report.id] = report.title
-            }
-        }
+        let (ids, titles) = Reports.caseRows(suites)
         var families: [String] = []
         for id in ids where !families.contains(family(id)) { families.append(family(id)) }
         let present = CaseVerdict.allCases.filter { verdict in suites.contains { $0.count(verdict) > 0 } }
