@@ -59,17 +59,28 @@ extension ScenarioReader {
     /// A list of client features (`case.features`, a profile's `skip-features`), each one the runner knows:
     /// a typo must not skip a case silently.
     func features(_ node: Node, _ what: String) -> [String] {
-        guard let items = sequence(node, what) else { return [] }
-        var features: [String] = []
-        for item in items {
-            guard let feature = string(item, "a feature") else { continue }
-            if CaseDefinition.knownFeatures.contains(feature) {
-                features.append(feature)
+        checkedStrings(node, what, item: "a feature") { feature in
+            CaseDefinition.knownFeatures.contains(feature)
+                ? nil : ("feature '\(feature)' is not known", Suggestion.hint(for: feature, in: CaseDefinition.knownFeatures, noun: "features"))
+        } ?? []
+    }
+
+    /// A list of strings each of which `problem` accepts (nil); every other is reported where it stands,
+    /// with its message and hint, and left out. nil when the node is not a list.
+    func checkedStrings(
+        _ node: Node, _ what: String, item: String, problem: (String) -> (message: String, hint: String)?
+    ) -> [String]? {
+        guard let items = sequence(node, what) else { return nil }
+        var result: [String] = []
+        for node in items {
+            guard let value = string(node, item) else { continue }
+            if let (message, hint) = problem(value) {
+                report(node, message, hint: hint)
             } else {
-                report(item, "feature '\(feature)' is not known", hint: Suggestion.hint(for: feature, in: CaseDefinition.knownFeatures, noun: "features"))
+                result.append(value)
             }
         }
-        return features
+        return result
     }
 
     func caseDefinition(

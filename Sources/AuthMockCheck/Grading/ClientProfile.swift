@@ -179,30 +179,16 @@ extension ScenarioReader {
 
     /// Package names: one word each, no options (`-y` would be read by apt-get as one).
     private func packages(_ node: Node, _ what: String) -> [String]? {
-        guard let items = sequence(node, what) else { return nil }
-        var result: [String] = []
-        for item in items {
-            guard let name = string(item, "a package of \(what)") else { continue }
-            if name.hasPrefix("-") || name.contains(where: \.isWhitespace) {
-                report(item, "\(what) names '\(name)', which is not a package name", hint: "one package per item, e.g. [curl, libssl-dev]; no options")
-            } else {
-                result.append(name)
-            }
+        checkedStrings(node, what, item: "a package of \(what)") { name in
+            name.hasPrefix("-") || name.contains(where: \.isWhitespace)
+                ? ("\(what) names '\(name)', which is not a package name", "one package per item, e.g. [curl, libssl-dev]; no options") : nil
         }
-        return result
     }
 
     private func conditions(_ node: Node, _ what: String) -> [String]? {
-        guard let items = sequence(node, what) else { return nil }
-        var result: [String] = []
-        for item in items {
-            guard let name = string(item, "a condition") else { continue }
-            if ClientProfileLoader.conditions.contains(name) {
-                result.append(name)
-            } else {
-                report(item, "\(what) names '\(name)', which is not an input", hint: Suggestion.hint(for: name, in: ClientProfileLoader.conditions, noun: "inputs"))
-            }
+        checkedStrings(node, what, item: "a condition") { name in
+            ClientProfileLoader.conditions.contains(name)
+                ? nil : ("\(what) names '\(name)', which is not an input", Suggestion.hint(for: name, in: ClientProfileLoader.conditions, noun: "inputs"))
         }
-        return result
     }
 }
