@@ -11,7 +11,7 @@ public enum Reports {
         let number = String(repeating: " ", count: max(0, width - String(index).count)) + String(index)
         let seconds = report.outcome.map { String(format: "%.2f s", $0.seconds) } ?? ""
         // A gated verdict is settled once every case has ran; the closing table has the final one.
-        let pending = report.gate.map { "  (settled at the end: did it send \($0.needs.compactMap(SchemeUse.init).map(\.spoken).joined(separator: " and ")) elsewhere?)" } ?? ""
+        let pending = report.gate.map { "  (settled at the end: did it send \($0.needs.map(\.spoken).joined(separator: " and ")) elsewhere?)" } ?? ""
         return "[\(number)/\(total)] \(pad(report.id, 40)) \(paint(pad(report.verdict.rawValue, 14), report.verdict, colour)) \(seconds)\(pending)"
     }
 

@@ -23,14 +23,14 @@ public struct CaseReport: Sendable, Codable, Equatable {
     public var quoted: [Int]?
     /// The schemes the client sent credentials of in this case (`Digest`, `proxy Basic`): evidence for
     /// other cases' ``SchemeGate``.
-    public var schemesUsed: [String]?
+    public var schemesUsed: [SchemeUse]?
     /// Set when the case's scheme gate was not met by its own journal: the run settles the verdict.
     public var gate: SchemeGate?
 
     public init(
         id: String, title: String, reference: String? = nil, verdict: CaseVerdict, findings: [String] = [], observations: [String] = [],
         outcome: ClientOutcome? = nil, command: [String]? = nil, stdout: String? = nil, stderr: String? = nil, journal: [JournalEntry] = [],
-        quoted: [Int]? = nil, schemesUsed: [String]? = nil, gate: SchemeGate? = nil
+        quoted: [Int]? = nil, schemesUsed: [SchemeUse]? = nil, gate: SchemeGate? = nil
     ) {
         self.id = id
         self.title = title
@@ -225,7 +225,7 @@ public struct CheckRunner: Sendable {
             having?.findings.append(note)
         }
         var report = Self.report(item, judgement: judgement, journal: journal)
-        report.schemesUsed = Judge.schemesUsed(journal).sorted().map(\.description)
+        report.schemesUsed = Judge.schemesUsed(journal).sorted()
         report.gate = having.map { SchemeGate(needs: open, lacking: judgement, having: $0) }
         report.outcome = result.outcome
         report.command = command

@@ -30,7 +30,7 @@ struct SchemeGateTests {
             id: item.id, title: item.definition.title, verdict: lacking.verdict, findings: lacking.findings, observations: lacking.observations,
             journal: journal
         )
-        report.schemesUsed = Judge.schemesUsed(journal).map(\.description)
+        report.schemesUsed = Judge.schemesUsed(journal).sorted()
         report.gate = open.isEmpty ? nil : SchemeGate(needs: open, lacking: lacking, having: judge.judge(journal, outcome: outcome, implementedAnyway: true))
         return report
     }
@@ -38,7 +38,7 @@ struct SchemeGateTests {
     /// A report from another case in which the client did send `scheme`.
     static func usedElsewhere(_ scheme: String) -> CaseReport {
         var report = CaseReport(id: "zz.elsewhere", title: "", verdict: .pass, findings: [], observations: [], journal: [])
-        report.schemesUsed = [scheme]
+        report.schemesUsed = [SchemeUse(scheme)!]
         return report
     }
 

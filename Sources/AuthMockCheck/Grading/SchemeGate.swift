@@ -40,6 +40,22 @@ public struct SchemeUse: Hashable, Sendable, Comparable, CustomStringConvertible
     public static func < (a: SchemeUse, b: SchemeUse) -> Bool { a.description < b.description }
 }
 
+/// In reports as its description (`"Digest"`, `"proxy Basic"`), so the JSON reads as the findings do.
+extension SchemeUse: Codable {
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        guard let use = SchemeUse(text) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not a scheme use: '\(text)'"))
+        }
+        self = use
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+}
+
 /// The suite's one rule for `unimplemented`: a case gated on a scheme (its `implemented:` names
 /// `credentials: Digest`, or `hop: proxy` with `credentials: Basic`) is `unimplemented` only for a
 /// client that sent that scheme to that hop in no case of its run. A client that used the scheme
@@ -48,15 +64,15 @@ public struct SchemeUse: Hashable, Sendable, Comparable, CustomStringConvertible
 /// A case's own journal cannot tell, so a case that did not meet its gate keeps both judgements and the
 /// suite settles them once every case has run — also across shards merged into one column.
 public struct SchemeGate: Sendable, Equatable, Codable {
-    /// The schemes the gate names that the case's journal does not show, as ``SchemeUse/description``.
-    public var needs: [String]
+    /// The schemes the gate names that the case's journal does not show.
+    public var needs: [SchemeUse]
     /// The judgement when the client never uses them: normally `unimplemented`.
     public var lacking: Judgement
     /// The judgement when it uses them elsewhere in the run.
     public var having: Judgement
 
     public init(needs: [SchemeUse], lacking: Judgement, having: Judgement) {
-        self.needs = needs.sorted().map(\.description)
+        self.needs = needs.sorted()
         self.lacking = lacking
         self.having = having
     }
@@ -69,14 +85,13 @@ extension SuiteReport {
         // Every scheme the run shows, with the first case (in suite order) that shows it.
         var shown: [(use: SchemeUse, id: String)] = []
         for report in cases {
-            for use in (report.schemesUsed ?? []).compactMap(SchemeUse.init) where !shown.contains(where: { $0.use == use }) {
+            for use in report.schemesUsed ?? [] where !shown.contains(where: { $0.use == use }) {
                 shown.append((use, report.id))
             }
         }
         for index in cases.indices {
             guard let gate = cases[index].gate else { continue }
-            let needs = gate.needs.compactMap(SchemeUse.init)
-            let evidence = needs.map { need in shown.first { need.isShown(by: $0.use) } }
+            let evidence = gate.needs.map { need in shown.first { need.isShown(by: $0.use) } }
             var judgement: Judgement
             if evidence.allSatisfy({ $0 != nil }) {
                 judgement = gate.having
@@ -87,7 +102,7 @@ extension SuiteReport {
             } else {
                 judgement = gate.lacking
                 if judgement.verdict == .unimplemented {
-                    let unused = zip(needs, evidence).filter { $0.1 == nil }.map { $0.0.spoken }.joined(separator: " or ")
+                    let unused = zip(gate.needs, evidence).filter { $0.1 == nil }.map { $0.0.spoken }.joined(separator: " or ")
                     judgement.findings.append("no case of this run saw \(unused) from it")
                 }
             }
