@@ -138,6 +138,8 @@ public struct TLSIdentity: Sendable {
             template.hosts = ["wrong.host.invalid", "192.0.2.1"]
         case .sha1Signature:
             template.signatureAlgorithm = .sha1WithRSAEncryption
+        case .cnOnly:
+            template.subjectAltNames = false
         default:
             break
         }
@@ -210,6 +212,11 @@ public struct TLSIdentity: Sendable {
         try pin(of: Certificate.PrivateKey(P256.Signing.PrivateKey()).publicKey)
     }
 
+    /// The SHA-256 (hex) of random bytes: a certificate pin no server presents.
+    public static func unrelatedFingerprint() -> String {
+        SHA256.hash(data: (0..<32).map { _ in UInt8.random(in: 0...255) }).map { String(format: "%02x", $0) }.joined()
+    }
+
     /// A new key of the same type and size (a weak key stays weak).
     private static func freshKey(like key: Certificate.PrivateKey) throws -> Certificate.PrivateKey {
         if P256.Signing.PublicKey(key.publicKey) != nil { return Certificate.PrivateKey(P256.Signing.PrivateKey()) }
@@ -229,6 +236,8 @@ struct LeafTemplate: Sendable {
     var notBefore: Date
     var notAfter: Date
     var signatureAlgorithm: Certificate.SignatureAlgorithm?
+    /// Whether the hosts go in a subjectAltName extension; without it the host is only the subject's CN.
+    var subjectAltNames = true
 
     var subject: DistinguishedName {
         get throws {
@@ -249,7 +258,7 @@ struct LeafTemplate: Sendable {
             Critical(BasicConstraints.notCertificateAuthority)
             Critical(KeyUsage(digitalSignature: true, keyEncipherment: isRSA))
             try ExtendedKeyUsage([.serverAuth])
-            SubjectAlternativeNames(names)
+            if subjectAltNames { SubjectAlternativeNames(names) }
             SubjectKeyIdentifier(hash: key.publicKey)
             if let issuerKey { AuthorityKeyIdentifier(keyIdentifier: SubjectKeyIdentifier(hash: issuerKey).keyIdentifier) }
         }

@@ -116,6 +116,9 @@ public struct Engine: Sendable {
         }
         decision.response.headers.append(HeaderField("X-Authmock-Verdict", decision.verdict.rawValue))
         let actions = rotationActions(after: request)
+        // The renewed certificate only reaches new connections: closing this one makes the client's next
+        // request meet it, as a pinned client must (a real renewal reaches clients as their connections age).
+        if !actions.isEmpty { decision.response.closeConnection = true }
         return Exchange(response: decision.response, entry: entry, events: events, actions: actions, authenticatedUser: decision.authenticatedUser)
     }
 

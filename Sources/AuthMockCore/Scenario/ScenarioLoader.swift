@@ -60,7 +60,7 @@ public enum ScenarioLoader {
         "unauthorized": ["challenge", "body", "content-type", "chunked", "close"],
         "proxy.unauthorized": ["challenge", "body", "content-type", "chunked", "close", "status"],
         "resource": ["path", "protected", "status", "body", "content-type", "headers"],
-        "tls": ["identity", "key", "hosts", "intermediate", "client-certificate", "plain-http", "rotate"],
+        "tls": ["identity", "key", "hosts", "intermediate", "client-certificate", "plain-http", "rotate", "min-version", "max-version"],
         "tls.rotate": ["after-requests", "keep-key"],
         "proxy": ["realm", "users", "challenges", "unauthorized", "faults"],
         "fault": ["when", "effect", "duration", "times", "path"],

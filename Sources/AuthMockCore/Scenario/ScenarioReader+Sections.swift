@@ -215,6 +215,14 @@ extension ScenarioReader {
             if let node = rotate["after-requests"] { settings.rotateAfterRequests = int(node, "tls.rotate.after-requests", in: 1...1_000_000) }
             if let node = rotate["keep-key"] { settings.rotateKeepsKey = bool(node, "tls.rotate.keep-key") ?? true }
         }
+        if let node = fields["min-version"] { settings.minVersion = choice(node, "tls.min-version", TLSProtocolVersion.self) ?? settings.minVersion }
+        if let node = fields["max-version"] { settings.maxVersion = choice(node, "tls.max-version", TLSProtocolVersion.self) ?? settings.maxVersion }
+        if settings.minVersion > settings.maxVersion, let node = fields["max-version"] ?? fields["min-version"] {
+            report(
+                node, "tls.max-version \(settings.maxVersion.rawValue) is older than tls.min-version \(settings.minVersion.rawValue)",
+                hint: "give a max-version at or above min-version (both default to 1.2 and 1.3)"
+            )
+        }
         return settings
     }
 

@@ -112,6 +112,7 @@ public final class AuthMockServer: Sendable {
         guard let identity else { return nil }
         return try TLSRuntime(
             identity: identity, clientCertificate: settings?.clientCertificate ?? .none,
+            versions: settings.map { $0.minVersion ... $0.maxVersion } ?? .v1_2 ... .v1_3,
             directory: configuration.certificatesDirectory.map { URL(fileURLWithPath: $0) }
         )
     }

@@ -18,11 +18,15 @@ final class TLSRuntime: Sendable {
     /// the files on disk describing another certificate than the one served.
     private let rotation = NIOLock()
     private let clientCertificate: ClientCertificateMode
+    private let versions: ClosedRange<TLSProtocolVersion>
     let directory: URL
     private let ownsDirectory: Bool
 
     /// - Parameter directory: where to write the files; nil makes a temporary one, removed by ``close()``.
-    init(identity: TLSIdentity, clientCertificate: ClientCertificateMode, directory: URL?) throws {
+    init(
+        identity: TLSIdentity, clientCertificate: ClientCertificateMode, versions: ClosedRange<TLSProtocolVersion> = .v1_2 ... .v1_3,
+        directory: URL?
+    ) throws {
         if let directory {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             self.directory = directory
@@ -33,13 +37,18 @@ final class TLSRuntime: Sendable {
             ownsDirectory = true
         }
         self.clientCertificate = clientCertificate
+        self.versions = versions
         let info = try TLSInfo.write(identity, to: self.directory)
-        let context = try Self.makeContext(identity, clientCertificate: clientCertificate)
+        let context = try Self.makeContext(identity, clientCertificate: clientCertificate, versions: versions)
         current = NIOLockedValueBox(Current(identity: identity, context: context, info: info))
     }
 
     /// The context for the next connection.
     var context: NIOSSLContext { current.withLockedValue { $0.context } }
+
+    /// The context for a new connection and what it presents, read together so that a rotation cannot
+    /// come between them.
+    var forNewConnection: (NIOSSLContext, TLSInfo) { current.withLockedValue { ($0.context, $0.info) } }
 
     var info: TLSInfo { current.withLockedValue { $0.info } }
 
@@ -49,7 +58,7 @@ final class TLSRuntime: Sendable {
     func rotate(keepKey: Bool) throws -> TLSInfo {
         try rotation.withLock {
             let identity = try current.withLockedValue { $0.identity }.rotated(keepKey: keepKey)
-            let context = try Self.makeContext(identity, clientCertificate: clientCertificate)
+            let context = try Self.makeContext(identity, clientCertificate: clientCertificate, versions: versions)
             let info = try TLSInfo.write(identity, to: directory)
             current.withLockedValue { $0 = Current(identity: identity, context: context, info: info) }
             return info
@@ -61,14 +70,16 @@ final class TLSRuntime: Sendable {
         if ownsDirectory { try? FileManager.default.removeItem(at: directory) }
     }
 
-    static func makeContext(_ identity: TLSIdentity, clientCertificate: ClientCertificateMode) throws -> NIOSSLContext {
+    static func makeContext(
+        _ identity: TLSIdentity, clientCertificate: ClientCertificateMode, versions: ClosedRange<TLSProtocolVersion>
+    ) throws -> NIOSSLContext {
         let chain = try identity.chainPEMs.map { try NIOSSLCertificate(bytes: Array($0.utf8), format: .pem) }
         let key = try NIOSSLPrivateKey(bytes: Array(identity.privateKeyPEM.utf8), format: .pem)
         var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key)
         )
-        configuration.minimumTLSVersion = .tlsv12
-        configuration.maximumTLSVersion = .tlsv13
+        configuration.minimumTLSVersion = versions.lowerBound.nio
+        configuration.maximumTLSVersion = versions.upperBound.nio
         configuration.applicationProtocols = ["http/1.1"]
         if clientCertificate != .none, let clientCA = identity.clientCAPEM {
             configuration.trustRoots = .certificates([try NIOSSLCertificate(bytes: Array(clientCA.utf8), format: .pem)])
@@ -78,6 +89,17 @@ final class TLSRuntime: Sendable {
         return try NIOSSLContext(configuration: configuration)
     }
 
+}
+
+extension TLSProtocolVersion {
+    var nio: TLSVersion {
+        switch self {
+        case .v1_0: .tlsv1
+        case .v1_1: .tlsv11
+        case .v1_2: .tlsv12
+        case .v1_3: .tlsv13
+        }
+    }
 }
 
 extension TLSInfo {
@@ -92,7 +114,8 @@ extension TLSInfo {
         var info = TLSInfo(
             identity: identity.kind?.rawValue, caFile: try save("ca.pem", identity.trustPEM), chainFile: try save("chain.pem", identity.chainPEM),
             leafFile: try save("leaf.pem", identity.leafPEM), keyFile: try save("key.pem", identity.privateKeyPEM),
-            pinSHA256: identity.pinSHA256, curlPin: identity.curlPin, fingerprintSHA256: identity.fingerprintSHA256
+            pinSHA256: identity.pinSHA256, curlPin: identity.curlPin, fingerprintSHA256: identity.fingerprintSHA256,
+            certSHA256: identity.fingerprintSHA256
         )
         if let clientCA = identity.clientCAPEM {
             info.clientCAFile = try save("client-ca.pem", clientCA)
