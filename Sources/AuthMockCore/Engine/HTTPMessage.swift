@@ -49,16 +49,37 @@ public struct TLSFacts: Sendable, Equatable, Codable {
     public var alpn: String?
     /// The client certificate's subject (RFC 4514), or nil when the client sent none.
     public var clientCertificate: String?
+    /// The cipher suite the server chose, by its IANA name (`TLS_AES_128_GCM_SHA256`).
+    public var cipher: String?
+    /// The host name the client asked for in its ClientHello (SNI); nil when it sent none (IP literals).
+    public var serverName: String?
+    /// The alert that ended a failed handshake, by its RFC 8446 name (`unknown_ca`), when one was read.
+    public var alert: String?
+    /// SHA-256 (hex) of the leaf the server presented on this connection, and its key's RFC 7469 pin:
+    /// what a rotation changed, for a verdict that says which certificate the client was shown.
+    public var certificateSHA256: String?
+    public var pinSHA256: String?
 
-    public init(version: String? = nil, alpn: String? = nil, clientCertificate: String? = nil) {
+    public init(
+        version: String? = nil, alpn: String? = nil, clientCertificate: String? = nil, cipher: String? = nil, serverName: String? = nil,
+        alert: String? = nil, certificateSHA256: String? = nil, pinSHA256: String? = nil
+    ) {
         self.version = version
         self.alpn = alpn
         self.clientCertificate = clientCertificate
+        self.cipher = cipher
+        self.serverName = serverName
+        self.alert = alert
+        self.certificateSHA256 = certificateSHA256
+        self.pinSHA256 = pinSHA256
     }
 
     enum CodingKeys: String, CodingKey {
-        case version, alpn
+        case version, alpn, cipher, alert
         case clientCertificate = "client_certificate"
+        case serverName = "server_name"
+        case certificateSHA256 = "cert_sha256"
+        case pinSHA256 = "pin_sha256"
     }
 }
 

@@ -25,6 +25,13 @@ final class ConnectionRecord {
         self.isTLS = isTLS
     }
 
+    /// Changes the TLS facts (set once the connection is known to be TLS).
+    func updateTLSFacts(_ change: (inout TLSFacts) -> Void) {
+        var facts = tlsFacts ?? TLSFacts()
+        change(&facts)
+        tlsFacts = facts
+    }
+
     /// The engine's view of the connection at the current exchange.
     var info: ConnectionInfo {
         ConnectionInfo(id: id, exchange: exchanges, remote: remote, tls: isTLS ? (tlsFacts ?? TLSFacts()) : nil)

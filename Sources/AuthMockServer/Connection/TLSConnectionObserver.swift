@@ -23,7 +23,11 @@ final class TLSConnectionObserver: ChannelInboundHandler, RemovableChannelHandle
             record.handshake = .completed
             let ssl = try? context.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self)
             let subject = (try? ssl?.peerCertificate?.toDERBytes()).flatMap { certificateSubject(der: $0) }
-            record.tlsFacts = TLSFacts(version: ssl?.tlsVersion.map(Self.name), alpn: negotiated, clientCertificate: subject)
+            record.updateTLSFacts {
+                $0.version = ssl?.tlsVersion.map(Self.name)
+                $0.alpn = negotiated
+                $0.clientCertificate = subject
+            }
         }
         context.fireUserInboundEventTriggered(event)
     }
@@ -34,6 +38,7 @@ final class TLSConnectionObserver: ChannelInboundHandler, RemovableChannelHandle
             return
         }
         record.handshake = .failed(TLSFailure.describe(error))
+        if let alert = TLSFailure.alert(error) { record.updateTLSFacts { $0.alert = alert } }
         context.close(promise: nil)
     }
 

@@ -8,7 +8,8 @@ import NIOSSL
 ///
 /// An origin connection:
 /// ```
-/// [NIOSSLServerHandler → TLSConnectionObserver]   TLS, when the listener has it
+/// [TLSHelloSniffer → NIOSSLServerHandler           TLS, when the listener has it (the sniffer reads SNI and
+///  → TLSConnectionObserver]                        the cipher, then leaves; the observer journals the rest)
 /// ConnectionGuard                                  header and idle timeouts, below the HTTP codec
 /// HTTP codec + HTTPServerPipelineHandler           NIO's; one request at a time, graceful quiescing
 /// BackPressureHandler                              holds reads while the client does not read
@@ -36,7 +37,9 @@ struct ServerPipelines: Sendable {
         // TLS first: everything after it sees plain HTTP. The context is read per connection, so a
         // rotation applies to the next connection.
         if let tls {
-            try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls.context))
+            let (context, served) = tls.forNewConnection
+            record.tlsFacts = TLSFacts(certificateSHA256: served.fingerprintSHA256, pinSHA256: served.pinSHA256)
+            try channel.pipeline.syncOperations.addHandlers([TLSHelloSniffer(record: record), NIOSSLServerHandler(context: context)])
         }
         try addOriginHandlers(to: channel, record: record)
     }

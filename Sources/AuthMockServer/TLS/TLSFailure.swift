@@ -11,6 +11,7 @@ enum TLSFailure {
             ("SSLV3_ALERT_UNSUPPORTED_CERTIFICATE", "the client does not support the certificate (alert unsupported_certificate)"),
             ("TLSV1_ALERT_DECRYPT_ERROR", "the handshake failed to verify (alert decrypt_error)"),
             ("SSLV3_ALERT_HANDSHAKE_FAILURE", "the client and server share no parameters (alert handshake_failure)"),
+            ("TLSV1_ALERT_PROTOCOL_VERSION", "the client refused the protocol versions the server offers (alert protocol_version)"),
             ("TLSV1_ALERT_INSUFFICIENT_SECURITY", "the client finds the certificate too weak (alert insufficient_security)"),
             ("PEER_DID_NOT_RETURN_A_CERTIFICATE", "the client sent no certificate, and one is required"),
             ("CERTIFICATE_VERIFY_FAILED", "the client certificate did not verify against the client CA"),
@@ -25,5 +26,17 @@ enum TLSFailure {
         // Keep BoringSSL's reason codes, not its source paths.
         let codes = raw.components(separatedBy: "OPENSSL_internal:").dropFirst().map { $0.prefix { $0.isUppercase || $0 == "_" || $0.isNumber } }
         return codes.isEmpty ? "the handshake failed (\(raw.prefix(200)))" : "the handshake failed [\(codes.joined(separator: ", "))]"
+    }
+
+    /// The alert the client sent, by its RFC 8446 name, when BoringSSL's error names one
+    /// (`TLSV1_ALERT_UNKNOWN_CA` → `unknown_ca`).
+    static func alert(_ error: any Error) -> String? {
+        let raw = String(describing: error)
+        for prefix in ["SSLV3_ALERT_", "TLSV1_ALERT_"] {
+            guard let start = raw.range(of: prefix)?.upperBound else { continue }
+            let name = raw[start...].prefix { $0.isUppercase || $0 == "_" || $0.isNumber }
+            if !name.isEmpty { return name.lowercased() }
+        }
+        return nil
     }
 }

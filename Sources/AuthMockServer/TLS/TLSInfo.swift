@@ -17,6 +17,9 @@ public struct TLSInfo: Codable, Sendable, Equatable {
     public var curlPin: String
     /// SHA-256 of the leaf certificate (DER), lower-case hex.
     public var fingerprintSHA256: String
+    /// The same certificate pin under the name of the runner's input, `{cert_sha256}` /
+    /// `AUTHMOCK_CERT_SHA256` (as `pin_sha256` is `{pin_sha256}`).
+    public var certSHA256: String?
     public var clientCAFile: String?
     /// Per user: the client certificate and key files, and the certificate's subject.
     public var clientCerts: [String: ClientFiles]?
@@ -42,6 +45,7 @@ public struct TLSInfo: Codable, Sendable, Equatable {
         case pinSHA256 = "pin_sha256"
         case curlPin = "curl_pin"
         case fingerprintSHA256 = "fingerprint_sha256"
+        case certSHA256 = "cert_sha256"
         case clientCAFile = "client_ca_file"
         case clientCerts = "client_certs"
     }
