@@ -167,9 +167,9 @@ public struct CheckRunner: Sendable {
     /// Runs one case in its own directory (certificates, body file, captured output).
     public func run(_ item: ConformanceCase, in directory: URL) async -> CaseReport {
         let definition = item.definition
-        if let missing = definition.features.first(where: skipFeatures.contains) {
+        if let missing = definition.features.first(where: { $0.split(separator: "|").allSatisfy { skipFeatures.contains(String($0)) } }) {
             var report = Self.report(item, verdict: .skip)
-            report.findings = ["the client does not support \(missing) (profile or --skip-feature)"]
+            report.findings = ["the client does not support \(missing.replacingOccurrences(of: "|", with: " or ")) (profile or --skip-feature)"]
             return report
         }
         do {
@@ -213,7 +213,7 @@ public struct CheckRunner: Sendable {
 
         let judge = Judge(
             expectations: definition.expectations, authority: inputs.authority,
-            bodySHA256: definition.request.body.map(Judge.sha256Hex), timeout: timeout
+            bodySHA256: definition.request.body.map(Judge.sha256Hex), timeout: timeout, shown: item.scenario.tls?.shownToClients
         )
         var judgement = judge.judge(journal, outcome: result.outcome)
         // A gate the journal does not meet is settled by the whole run: judge both ways now.
@@ -269,7 +269,7 @@ public struct CheckRunner: Sendable {
     static let environmentNames: [String: String] = [
         "url": "AUTHMOCK_URL", "user": "AUTHMOCK_USER", "password": "AUTHMOCK_PASSWORD", "domain": "AUTHMOCK_DOMAIN",
         "proxy": "AUTHMOCK_PROXY", "proxy_user": "AUTHMOCK_PROXY_USER", "proxy_password": "AUTHMOCK_PROXY_PASSWORD",
-        "ca_file": "AUTHMOCK_CA_FILE", "pin_sha256": "AUTHMOCK_PIN_SHA256", "client_cert": "AUTHMOCK_CLIENT_CERT",
+        "ca_file": "AUTHMOCK_CA_FILE", "pin_sha256": "AUTHMOCK_PIN_SHA256", "cert_sha256": "AUTHMOCK_CERT_SHA256", "client_cert": "AUTHMOCK_CLIENT_CERT",
         "client_key": "AUTHMOCK_CLIENT_KEY", "case": "AUTHMOCK_CASE", "method": "AUTHMOCK_METHOD", "body_file": "AUTHMOCK_BODY_FILE",
         "repeat": "AUTHMOCK_REPEAT", "parallel": "AUTHMOCK_PARALLEL", "timeout": "AUTHMOCK_TIMEOUT",
     ]
@@ -317,7 +317,7 @@ public struct CheckRunner: Sendable {
             try Data(body).write(to: file)
             values["body_file"] = file.path
         }
-        for name in ["user", "password", "domain", "proxy", "proxy_user", "proxy_password", "ca_file", "pin_sha256", "client_cert", "client_key", "body_file"]
+        for name in ["user", "password", "domain", "proxy", "proxy_user", "proxy_password", "ca_file", "pin_sha256", "cert_sha256", "client_cert", "client_key", "body_file"]
         where values[name] != nil {
             given.insert(name)
         }
@@ -338,6 +338,11 @@ public struct CheckRunner: Sendable {
         case .none: break
         case .right: values["pin_sha256"] = tls.pinSHA256
         case .wrong: values["pin_sha256"] = try TLSIdentity.unrelatedPin()
+        }
+        switch give.certificatePin {
+        case .none: break
+        case .right: values["cert_sha256"] = tls.fingerprintSHA256
+        case .wrong: values["cert_sha256"] = TLSIdentity.unrelatedFingerprint()
         }
         if give.clientCertificate, let user = values["user"], let files = tls.clientCerts?[user] {
             values["client_cert"] = files.certFile

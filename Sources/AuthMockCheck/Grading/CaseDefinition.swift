@@ -20,6 +20,7 @@ public struct CaseDefinition: Sendable, Equatable {
     /// Where the rule comes from (`RFC 7616 §3.3`), or why the case exists.
     public var reference: String?
     /// Client features the case needs (`digest`, `proxy`, `pinning`…); a client without one skips the case.
+    /// An entry may offer alternatives, `pinning|cert-pinning`: the client needs one of them.
     public var features: [String]
     /// Seconds the client may take before the runner calls it a hang; nil takes the runner's default.
     public var timeout: Double?
@@ -42,7 +43,7 @@ public struct CaseDefinition: Sendable, Equatable {
 
     /// The features the runner knows; the loader refuses others, so that a typo cannot skip a case silently.
     public static let knownFeatures = [
-        "basic", "digest", "ntlm", "negotiate", "proxy", "connect", "tls", "custom-ca", "pinning", "client-certificate", "redirects", "body",
+        "basic", "digest", "ntlm", "negotiate", "proxy", "connect", "tls", "custom-ca", "pinning", "cert-pinning", "client-certificate", "redirects", "body",
         "parallel", "repeat", "timeout",
     ]
 }
@@ -89,7 +90,10 @@ public struct CaseInputs: Sendable, Equatable {
     public var proxyPassword: Secret
     /// Give the CA file (on TLS scenarios).
     public var ca: Bool
+    /// The server's key pin (`{pin_sha256}`).
     public var pin: Pin
+    /// The server's certificate pin (`{cert_sha256}`): SHA-256 of the leaf's DER, or of another certificate.
+    public var certificatePin: Pin = .none
     /// Give a client certificate and key (on scenarios that ask for one).
     public var clientCertificate: Bool
     /// Seconds the client should wait for an answer at most (`{timeout}`); nil gives none.
@@ -183,6 +187,9 @@ public struct Check: Sendable, Equatable {
         case nonceReuse = "nonce-reuse"
         /// Request headers worth seeing on the credentialed requests (`Expect`, `Content-Length`).
         case requestShape = "request-shape"
+        /// Each TLS connection: the certificate presented (renewed with the same key or a new one) and
+        /// what the client did with it.
+        case tlsConnections = "tls-connections"
     }
 }
 
@@ -233,6 +240,8 @@ public struct EntryPattern: Sendable, Equatable {
     public var authority: Authority?
     /// Whether the request arrived over TLS.
     public var tls: Bool?
+    /// Whether the connection's client presented a certificate (TLS connections only).
+    public var clientCertificate: Bool?
     public var body: Body?
     /// Digest credentials whose nc is above 1: the client reused a nonce.
     public var nonceReused: Bool?

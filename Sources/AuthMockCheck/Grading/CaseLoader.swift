@@ -24,10 +24,10 @@ public enum CaseLoader {
     public static let keys: [String: [String]] = [
         "case": ["title", "reference", "features", "timeout", "request", "give"],
         "case.request": ["method", "path", "body", "body-bytes", "repeat", "parallel"],
-        "case.give": ["password", "proxy-password", "ca", "pin", "client-certificate", "timeout"],
+        "case.give": ["password", "proxy-password", "ca", "pin", "cert-pin", "client-certificate", "timeout"],
         "expect": ["outcome", "implemented", "checks"],
         "check": ["that", "grade", "sequence", "never", "at-most", "at-least", "of", "after", "observe"],
-        "pattern": ["kind", "hop", "method", "status", "verdict", "credentials", "algorithm", "qop", "userhash", "authority", "tls", "body", "nonce-reused", "leak"],
+        "pattern": ["kind", "hop", "method", "status", "verdict", "credentials", "algorithm", "qop", "userhash", "authority", "tls", "client-certificate", "body", "nonce-reused", "leak"],
     ]
 }
 
@@ -57,11 +57,15 @@ extension ScenarioReader {
     }
 
     /// A list of client features (`case.features`, a profile's `skip-features`), each one the runner knows:
-    /// a typo must not skip a case silently.
-    func features(_ node: Node, _ what: String) -> [String] {
-        checkedStrings(node, what, item: "a feature") { feature in
-            CaseDefinition.knownFeatures.contains(feature)
-                ? nil : ("feature '\(feature)' is not known", Suggestion.hint(for: feature, in: CaseDefinition.knownFeatures, noun: "features"))
+    /// a typo must not skip a case silently. A case may need one of several (`pinning|cert-pinning`).
+    func features(_ node: Node, _ what: String, alternatives: Bool = false) -> [String] {
+        checkedStrings(node, what, item: "a feature") { entry in
+            let names = entry.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+            if names.count > 1 && !alternatives {
+                return ("'\(entry)' names several features", "list each feature the client lacks on its own")
+            }
+            guard let unknown = names.first(where: { !CaseDefinition.knownFeatures.contains($0) }) else { return nil }
+            return ("feature '\(unknown)' is not known", Suggestion.hint(for: unknown, in: CaseDefinition.knownFeatures, noun: "features"))
         } ?? []
     }
 
@@ -99,7 +103,7 @@ extension ScenarioReader {
             guard let fields = mapping(caseEntry.value, "case", allowed: CaseLoader.keys["case"]!, required: ["title"]) else { return nil }
             var definition = CaseDefinition(title: fields["title"].flatMap { string($0, "case.title") } ?? "")
             definition.reference = fields["reference"].flatMap { string($0, "case.reference") }
-            if let node = fields["features"] { definition.features = features(node, "case.features") }
+            if let node = fields["features"] { definition.features = features(node, "case.features", alternatives: true) }
             if let node = fields["timeout"] { definition.timeout = duration(node, "case.timeout") }
             if let node = fields["request"] { definition.request = caseRequest(node) }
             if let node = fields["give"] { definition.give = caseInputs(node, context: context) }
@@ -161,6 +165,7 @@ extension ScenarioReader {
             ("proxy-password", !context.proxyUsers, "the scenario has no proxy users whose passwords it knows"),
             ("ca", context.tls == nil, "the scenario has no tls: section"),
             ("pin", context.tls == nil, "the scenario has no tls: section"),
+            ("cert-pin", context.tls == nil, "the scenario has no tls: section"),
             ("client-certificate", context.tls.map { $0.clientCertificate == .none } ?? true, "the scenario asks for no client certificate"),
         ]
         for (key, cannot, why) in impossible where cannot {
@@ -170,6 +175,7 @@ extension ScenarioReader {
         if let node = fields["proxy-password"] { inputs.proxyPassword = choice(node, "case.give.proxy-password", CaseInputs.Secret.self) ?? .right }
         if let node = fields["ca"] { inputs.ca = bool(node, "case.give.ca") ?? true }
         if let node = fields["pin"] { inputs.pin = choice(node, "case.give.pin", CaseInputs.Pin.self) ?? .none }
+        if let node = fields["cert-pin"] { inputs.certificatePin = choice(node, "case.give.cert-pin", CaseInputs.Pin.self) ?? .none }
         if let node = fields["client-certificate"] { inputs.clientCertificate = bool(node, "case.give.client-certificate") ?? false }
         if let node = fields["timeout"] { inputs.timeout = duration(node, "case.give.timeout") }
         return inputs
@@ -292,6 +298,7 @@ extension ScenarioReader {
         if let node = fields["userhash"] { pattern.userhash = bool(node, "\(what).userhash") }
         if let node = fields["authority"] { pattern.authority = choice(node, "\(what).authority", EntryPattern.Authority.self) }
         if let node = fields["tls"] { pattern.tls = bool(node, "\(what).tls") }
+        if let node = fields["client-certificate"] { pattern.clientCertificate = bool(node, "\(what).client-certificate") }
         if let node = fields["body"] { pattern.body = choice(node, "\(what).body", EntryPattern.Body.self) }
         if let node = fields["nonce-reused"] { pattern.nonceReused = bool(node, "\(what).nonce-reused") }
         if let node = fields["leak"] { pattern.leak = bool(node, "\(what).leak") }

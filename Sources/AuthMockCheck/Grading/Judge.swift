@@ -67,12 +67,16 @@ public struct Judge: Sendable {
     public var bodySHA256: String?
     /// The timeout the client had, for the explanation of a hang.
     public var timeout: Double
+    /// What the server's TLS presented, for people ("a certificate that expired yesterday"); nil on
+    /// cleartext cases.
+    public var shown: String?
 
-    public init(expectations: Expectations, authority: String, bodySHA256: String? = nil, timeout: Double = 10) {
+    public init(expectations: Expectations, authority: String, bodySHA256: String? = nil, timeout: Double = 10, shown: String? = nil) {
         self.expectations = expectations
         self.authority = authority.lowercased()
         self.bodySHA256 = bodySHA256
         self.timeout = timeout
+        self.shown = shown
     }
 
     /// - Parameter implementedAnyway: judge as if the `implemented:` gate were met — the judgement for a
@@ -126,6 +130,9 @@ public struct Judge: Sendable {
 
         let verdict = self.verdict(worst: failures.map(\.0).max(), implemented: implemented)
         var findings = failures.sorted { $0.0 > $1.0 }.map(\.1)
+        // Where TLS is part of the story, say what the client was shown and what it did with it.
+        let observesTLS = expectations.checks.contains { $0.rule == .observe(.tlsConnections) }
+        if verdict != .pass, !observesTLS, let story = tlsStory(entries, &quoted) { findings.append(story) }
         if verdict == .unimplemented, let pattern = missing {
             findings.insert("the client never sent a request \(describe(pattern)): it lacks the feature, or was not given the inputs" + lastAnswer(entries, &quoted), at: 0)
         }
@@ -230,6 +237,9 @@ public struct Judge: Sendable {
             return reused == 0
                 ? "never reused a nonce (a new challenge for every request; nc \(Self.runs(ncs).joined(separator: ", ")))"
                 : "reused nonces in \(reused) request(s), nc \(ncs.joined(separator: ", "))"
+        case .tlsConnections:
+            var ignored: Set<Int> = []
+            return tlsStory(entries, &ignored) ?? "no TLS connection"
         case .requestShape:
             let shapes = entries.filter { $0.exchange > 0 }.map { entry -> String in
                 let expect = entry.headers.first { $0.name.lowercased() == "expect" }.map { ", Expect: \($0.value)" } ?? ""
@@ -246,6 +256,54 @@ public struct Judge: Sendable {
             if let last = result.last, last.0 == item { result[result.count - 1].1 += 1 } else { result.append((item, 1)) }
         }
         return result.map { $0.1 == 1 ? $0.0 : "\($0.0) ×\($0.1)" }
+    }
+
+    /// Each TLS connection in a sentence: which certificate the server presented (numbered in order of
+    /// appearance, saying whether a renewal kept the key) and what the client did — refused during the
+    /// handshake (with its alert), completed it and closed without a request, or sent requests.
+    func tlsStory(_ entries: [JournalEntry], _ quoted: inout Set<Int>) -> String? {
+        let connections = entries.filter { $0.requests != nil && $0.tls != nil }
+        guard !connections.isEmpty else { return nil }
+        var certificates: [String] = []
+        var pins: [String] = []
+        var lines: [String] = []
+        var sameKeyRenewal: Bool?
+        for entry in connections {
+            quoted.insert(entry.seq)
+            let facts = entry.tls!
+            var shown = "connection \(entry.connection)"
+            if let certificate = facts.certificateSHA256 {
+                if !certificates.contains(certificate) { certificates.append(certificate) }
+                let number = certificates.firstIndex(of: certificate)! + 1
+                shown += " (certificate \(number)"
+                if number > 1, let pin = facts.pinSHA256, pins.contains(pin) {
+                    shown += ", renewed with the same key"
+                    sameKeyRenewal = sameKeyRenewal ?? (entry.verdict == .tlsOK)
+                } else if number > 1 {
+                    shown += ", renewed with a new key"
+                }
+                shown += ")"
+                if let pin = facts.pinSHA256, !pins.contains(pin) { pins.append(pin) }
+            }
+            let did: String
+            switch entry.verdict {
+            case .tlsHandshakeFailed:
+                did = "refused during the handshake" + (facts.alert.map { " (alert \($0))" } ?? "") + (entry.detail.map { ": \($0)" } ?? "")
+            case .tlsNoRequest:
+                did = "completed the \(facts.version ?? "TLS") handshake, then closed without sending a request"
+            default:
+                did = "completed the \(facts.version ?? "TLS") handshake and sent \(entry.requests ?? 0) request(s)"
+            }
+            lines.append("\(shown): \(did)")
+        }
+        var story = "shown " + (shown ?? "the scenario's certificate") + " — " + lines.joined(separator: "; ")
+        // A renewal that kept the key tells a key pin from a certificate pin.
+        switch sameKeyRenewal {
+        case true?: story += " — it went on over the renewed certificate whose key was unchanged: it pinned the key, or nothing"
+        case false?: story += " — it refused the renewed certificate although its key was unchanged: it pinned the certificate"
+        case nil: break
+        }
+        return story
     }
 
     private func lastAnswer(_ entries: [JournalEntry], _ quoted: inout Set<Int>) -> String {
@@ -284,6 +342,7 @@ public struct Judge: Sendable {
             if same != (authority == .same) { return false }
         }
         if let tls = pattern.tls, (entry.tls != nil) != tls { return false }
+        if let presented = pattern.clientCertificate, (entry.tls?.clientCertificate != nil) != presented { return false }
         if let body = pattern.body {
             switch body {
             case .none: if entry.bodyBytes != 0 { return false }
@@ -348,6 +407,7 @@ public struct Judge: Sendable {
         if let userhash = pattern.userhash { parts.append(userhash ? "userhash=true" : "without userhash") }
         if let authority = pattern.authority { parts.append(authority == .same ? "to \(self.authority)" : "to a host or port other than \(self.authority)") }
         if let tls = pattern.tls { parts.append(tls ? "over TLS" : "over cleartext") }
+        if let presented = pattern.clientCertificate { parts.append(presented ? "with a client certificate" : "without a client certificate") }
         switch pattern.body {
         case .intact?: parts.append("with the body intact")
         case .other?: parts.append("with a changed body")
