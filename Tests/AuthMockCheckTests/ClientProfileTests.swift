@@ -65,4 +65,18 @@ struct ClientProfileTests {
             #expect(messages.contains { $0.hasPrefix("curl.yaml:16:3: unknown key 'brew' in install") })
         }
     }
+
+    /// `tls-notes:` joins the notes under the client as its "TLS and pinning" paragraph; a feature list may
+    /// not offer alternatives (only a case's may), and a case's alternatives are skipped only when the client
+    /// lacks every one.
+    @Test func tlsNotesAndFeatureAlternatives() throws {
+        let profile = try ClientProfileLoader.load(yaml: Self.yaml + "\nnotes: Picks NTLM.\ntls-notes: Pins keys with --pinnedpubkey.\n", file: "curl.yaml")
+        #expect(profile.matrixNotes == "Picks NTLM.\n\n**TLS and pinning.** Pins keys with --pinnedpubkey.")
+        let matrix = Reports.matrix([SuiteReport(client: "curl", authmock: "", started: "", cases: [])], notes: ["curl": profile.matrixNotes!])
+        #expect(matrix.contains("### curl\n\nPicks NTLM.\n\n**TLS and pinning.** Pins keys with --pinnedpubkey."))
+
+        #expect(throws: (any Error).self) {
+            try ClientProfileLoader.load(yaml: Self.yaml.replacingOccurrences(of: "[negotiate]", with: "[pinning|cert-pinning]"), file: "curl.yaml")
+        }
+    }
 }

@@ -150,3 +150,78 @@ struct JudgeTests {
         #expect(try judge(yaml.replacingOccurrences(of: "method: POST", with: "method: GET"), entries).verdict == .fail)
     }
 }
+
+/// The judge's account of a TLS case: what the client was shown and what it did on each connection.
+struct JudgeTLSStoryTests {
+    static let rotation = """
+        version: 1
+        name: tls.rotation
+        users: [{name: alice, password: wonderland}]
+        resources: [{path: /, protected: false}]
+        tls: {rotate: {after-requests: 1, keep-key: true}}
+        case: {title: pins}
+        expect:
+          outcome: failure
+          checks:
+            - that: sends one request
+              at-most: 1
+              of: {}
+        """
+
+    /// A TLS connection record as the shell journals it.
+    static func connection(_ id: UInt64, seq: Int, verdict: Verdict, requests: Int, detail: String? = nil, facts: TLSFacts) -> JournalEntry {
+        JournalEntry(
+            seq: seq, time: t0, connection: id, exchange: 0, remote: nil, method: nil, target: nil, version: nil, headers: [],
+            bodyBytes: 0, credentials: nil, verdict: verdict, detail: detail, status: 0, challenges: nil, tls: facts, requests: requests
+        )
+    }
+
+    static func request(_ id: UInt64, seq: Int, facts: TLSFacts) -> JournalEntry {
+        JournalEntry(
+            seq: seq, time: t0, connection: id, exchange: 1, remote: nil, method: "GET", target: "/", version: "HTTP/1.1", headers: [],
+            bodyBytes: 0, credentials: nil, verdict: .publicResource, detail: nil, status: 200, challenges: nil, tls: facts
+        )
+    }
+
+    func judge(_ journal: [JournalEntry], exit: Int32) throws -> Judgement {
+        let file = try load(Self.rotation)
+        let definition = try #require(file.conformance)
+        let judge = Judge(expectations: definition.expectations, authority: "localhost:8443", shown: file.scenario.tls?.shownToClients)
+        return judge.judge(journal, outcome: ClientOutcome(exitStatus: exit))
+    }
+
+    /// A client that sent its request over a renewed certificate fails, and the finding numbers the
+    /// certificates, says the renewal kept the key, and concludes which pin the client held.
+    @Test func aRequestOverTheRenewedCertificateIsToldConnectionByConnection() throws {
+        let first = TLSFacts(version: "TLSv1.3", certificateSHA256: "aa", pinSHA256: "KEY")
+        let renewed = TLSFacts(version: "TLSv1.3", certificateSHA256: "bb", pinSHA256: "KEY")
+        let journal = [
+            Self.request(1, seq: 1, facts: first), Self.connection(1, seq: 2, verdict: .tlsOK, requests: 1, facts: first),
+            Self.request(2, seq: 3, facts: renewed), Self.connection(2, seq: 4, verdict: .tlsOK, requests: 1, facts: renewed),
+        ]
+        let judgement = try judge(journal, exit: 1)
+        #expect(judgement.verdict == .fail)
+        let story = try #require(judgement.findings.last)
+        #expect(story == "shown a certificate signed by the given CA, renewed after every request with the same key — "
+            + "connection 1 (certificate 1): completed the TLSv1.3 handshake and sent 1 request(s); "
+            + "connection 2 (certificate 2, renewed with the same key): completed the TLSv1.3 handshake and sent 1 request(s) — "
+            + "it went on over the renewed certificate whose key was unchanged: it pinned the key, or nothing")
+        #expect(judgement.quoted.contains(2) && judgement.quoted.contains(4))
+    }
+
+    /// A handshake refused with an alert is told with the alert; a pass carries no story.
+    @Test func aRefusalNamesItsAlertAndAPassTellsNothing() throws {
+        let first = TLSFacts(version: "TLSv1.3", certificateSHA256: "aa", pinSHA256: "KEY")
+        let renewed = TLSFacts(alert: "bad_certificate", certificateSHA256: "bb", pinSHA256: "KEY")
+        let journal = [
+            Self.request(1, seq: 1, facts: first), Self.connection(1, seq: 2, verdict: .tlsOK, requests: 1, facts: first),
+            Self.connection(2, seq: 3, verdict: .tlsHandshakeFailed, requests: 0, detail: "the client rejected the certificate", facts: renewed),
+        ]
+        #expect(try judge(journal, exit: 1) == Judgement(verdict: .pass))
+        let judge = Judge(expectations: Expectations(), authority: "localhost:8443")
+        var quoted: Set<Int> = []
+        let story = try #require(judge.tlsStory(journal, &quoted))
+        #expect(story.contains("connection 2 (certificate 2, renewed with the same key): refused during the handshake (alert bad_certificate): the client rejected the certificate"))
+        #expect(story.hasSuffix("it refused the renewed certificate although its key was unchanged: it pinned the certificate"))
+    }
+}

@@ -294,3 +294,53 @@ struct ScenarioLoaderTests {
         #expect(found[0].hasPrefix("bad.yaml:5:13: custom challenge is not a valid challenge"))
     }
 }
+
+/// The TLS version bounds and the cn-only identity (issue 16).
+struct TLSVersionSettingsTests {
+    @Test func versionBoundsLoadAndAreCheckedAgainstEachOther() throws {
+        let scenario = try load("""
+            version: 1
+            name: x
+            users: [{name: a, password: b}]
+            challenges: [{scheme: Basic}]
+            tls: {identity: cn-only, min-version: "1.0", max-version: 1.1}
+            """)
+        #expect(scenario.tls?.identity == .cnOnly)
+        #expect(scenario.tls?.minVersion == .v1_0)
+        #expect(scenario.tls?.maxVersion == .v1_1)
+        let defaults = try #require(try load("version: 1\nname: x\nusers: [{name: a, password: b}]\nchallenges: [{scheme: Basic}]\ntls: {}\n").tls)
+        #expect(defaults.minVersion == .v1_2 && defaults.maxVersion == .v1_3)
+
+        let found = diagnostics("""
+            version: 1
+            name: x
+            users: [{name: a, password: b}]
+            tls:
+              min-version: "1.3"
+              max-version: "1.2"
+            """)
+        #expect(found.contains("bad.yaml:6:16: tls.max-version 1.2 is older than tls.min-version 1.3 — give a max-version at or above min-version (both default to 1.2 and 1.3)"), "\(found)")
+        let unknown = diagnostics("version: 1\nname: x\nusers: [{name: a, password: b}]\ntls: {max-version: \"2.0\"}\n")
+        #expect(unknown.contains { $0.hasPrefix("bad.yaml:4:20: tls.max-version '2.0' is not known") }, "\(unknown)")
+    }
+
+    /// The answer that triggers a rotation closes its connection: the client's next request handshakes
+    /// again and meets the renewed certificate (a kept-alive connection would still show the old one).
+    @Test func theRequestThatRotatesClosesItsConnection() throws {
+        var scenario = try load("version: 1\nname: x\nusers: [{name: a, password: b}]\nresources: [{path: /, protected: false}]\n")
+        scenario.tls = TLSSettings(rotateAfterRequests: 2, rotateKeepsKey: false)
+        var random = RandomSource.seeded(3)
+        var engine = Engine(scenario: scenario, random: &random)
+        func send(_ exchange: Int, tls: Bool = true) -> Exchange {
+            let connection = ConnectionInfo(id: 1, exchange: exchange, remote: nil, tls: tls ? TLSFacts(version: "TLSv1.3") : nil)
+            return engine.handle(Request(method: "GET", target: "/", connection: connection), now: t0, random: &random)
+        }
+        let first = send(1)
+        #expect(first.actions.isEmpty && !first.response.closeConnection)
+        let second = send(2)
+        #expect(second.actions == [.rotateCertificate(keepKey: false)])
+        #expect(second.response.closeConnection)
+        // Cleartext requests (plain-http beside TLS) neither count nor close.
+        #expect(!send(3, tls: false).response.closeConnection)
+    }
+}
