@@ -136,7 +136,7 @@ extension AuthMockCommand {
                 if let json { try Reports.json(report).write(to: URL(fileURLWithPath: json), options: .atomic) }
                 if let markdown { try Data(Reports.markdown(report).utf8).write(to: URL(fileURLWithPath: markdown), options: .atomic) }
                 if let html {
-                    let notes = profile.notes.map { [report.client: $0] } ?? [:]
+                    let notes = profile.matrixNotes.map { [report.client: $0] } ?? [:]
                     try Self.writeSite(Reports.html([report], cases: selected, notes: notes, title: "authmock check — \(report.client)"), to: html)
                 }
             } catch {
@@ -219,7 +219,7 @@ extension AuthMockCommand {
             }
             var notes: [String: String] = [:]
             for suite in suites {
-                if let profile = Check.loadProfile("\(profiles)/\(suite.client).yaml"), let note = profile.notes { notes[suite.client] = note }
+                if let profile = Check.loadProfile("\(profiles)/\(suite.client).yaml"), let note = profile.matrixNotes { notes[suite.client] = note }
             }
             var guideText: String?
             if let guide {

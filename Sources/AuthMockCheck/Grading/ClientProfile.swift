@@ -24,6 +24,15 @@ public struct ClientProfile: Sendable, Equatable {
     public var skipFeatures: [String]
     /// Why the client behaves as it does, for the matrix notes.
     public var notes: String?
+    /// What it does with certificates, trust and pins (`tls-notes:`): the matrix's "TLS and pinning" note.
+    public var tlsNotes: String?
+
+    /// Both notes as the matrix shows them under the client.
+    public var matrixNotes: String? {
+        let parts = [notes, tlsNotes.map { "**TLS and pinning.** " + $0 }].compactMap { $0?.trimmingCharacters(in: .whitespacesAndNewlines) }
+            .filter { !$0.isEmpty }
+        return parts.isEmpty ? nil : parts.joined(separator: "\n\n")
+    }
     /// What the client needs installed, for scripts that set a machine up (`ci/conformance`): the runner
     /// itself installs nothing.
     public var install: Install
@@ -122,7 +131,7 @@ public struct ClientProfile: Sendable, Equatable {
 
 /// Reads client profiles (`clients/NAME.yaml`) strictly, with the scenario loader's diagnostics.
 public enum ClientProfileLoader {
-    public static let keys = ["name", "description", "version", "prepare", "skip-features", "notes", "install", "command", "args", "per-fetch"]
+    public static let keys = ["name", "description", "version", "prepare", "skip-features", "notes", "tls-notes", "install", "command", "args", "per-fetch"]
     public static let installKeys = ["debian", "pypi"]
     public static let argumentKeys = ["when", "unless", "add"]
     /// What `when:` and `unless:` may name.
@@ -145,6 +154,7 @@ extension ScenarioReader {
         profile.versionCommand = fields["version"].flatMap { words($0, "version") }
         profile.prepare = fields["prepare"].flatMap { words($0, "prepare") }
         profile.notes = fields["notes"].flatMap { string($0, "notes", allowEmpty: true) }
+        profile.tlsNotes = fields["tls-notes"].flatMap { string($0, "tls-notes", allowEmpty: true) }
         if let node = fields["install"], let install = mapping(node, "install", allowed: ClientProfileLoader.installKeys, required: []) {
             profile.install.debian = install["debian"].flatMap { packages($0, "install.debian") } ?? []
             profile.install.pypi = install["pypi"].flatMap { packages($0, "install.pypi") } ?? []

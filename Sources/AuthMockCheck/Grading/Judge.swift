@@ -261,7 +261,7 @@ public struct Judge: Sendable {
     /// Each TLS connection in a sentence: which certificate the server presented (numbered in order of
     /// appearance, saying whether a renewal kept the key) and what the client did — refused during the
     /// handshake (with its alert), completed it and closed without a request, or sent requests.
-    func tlsStory(_ entries: [JournalEntry], _ quoted: inout Set<Int>) -> String? {
+    public func tlsStory(_ entries: [JournalEntry], _ quoted: inout Set<Int>) -> String? {
         let connections = entries.filter { $0.requests != nil && $0.tls != nil }
         guard !connections.isEmpty else { return nil }
         var certificates: [String] = []
