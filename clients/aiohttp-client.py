@@ -62,8 +62,16 @@ async def run(auth_kind):
             context.load_cert_chain(env("AUTHMOCK_CLIENT_CERT"), env("AUTHMOCK_CLIENT_KEY"))
         tls["ssl"] = context
     # AUTHMOCK_PIN_SHA256 is ignored: aiohttp.Fingerprint pins the SHA-256 of the leaf
-    # certificate's DER, not of its public key (SPKI), so the case's pin cannot be given
-    # to it.
+    # certificate's DER, not of its public key (SPKI), so a key pin cannot be given to it.
+    if env("AUTHMOCK_CERT_SHA256"):
+        # A certificate pin, as the docs' "SSL control for TCP sockets" shows it:
+        # ssl=aiohttp.Fingerprint(digest), the binary SHA-256 of the leaf's DER
+        # (https://docs.aiohttp.org/en/stable/client_advanced.html#ssl-control-for-tcp-sockets).
+        # ssl= takes one of a context or a fingerprint: with a Fingerprint aiohttp connects with
+        # an unverified context (TCPConnector._get_ssl_context) and the fingerprint alone decides,
+        # checked after the handshake and before the request (ServerFingerprintMismatch); the CA
+        # file and the client certificate are not used then.
+        tls["ssl"] = aiohttp.Fingerprint(bytes.fromhex(env("AUTHMOCK_CERT_SHA256")))
 
     if env("AUTHMOCK_TIMEOUT"):
         # A total bound on each request (connect, send, read); without it aiohttp's default
