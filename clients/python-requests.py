@@ -45,16 +45,6 @@ def main():
     if env("AUTHMOCK_CLIENT_CERT"):
         tls["cert"] = (env("AUTHMOCK_CLIENT_CERT"), env("AUTHMOCK_CLIENT_KEY"))
     # requests has no public-key pinning option: AUTHMOCK_PIN_SHA256 is ignored.
-    if env("AUTHMOCK_CERT_SHA256"):
-        # A certificate pin: "the requests API does not support this fairly rare use-case. When a
-        # user needs this extra validation, they should use the FingerprintAdapter class"
-        # (requests-toolbelt, the requests project's own companion:
-        # https://toolbelt.readthedocs.io/en/latest/adapters.html#fingerprintadapter). Mounted for
-        # https://, it hands the hex SHA-256 to urllib3 as `assert_fingerprint`: urllib3 still
-        # verifies the chain against `verify`, checks the leaf's DER digest after the handshake, and
-        # raises before a request is sent; the fingerprint stands in for the hostname check.
-        from requests_toolbelt.adapters.fingerprint import FingerprintAdapter
-        session.mount("https://", FingerprintAdapter(env("AUTHMOCK_CERT_SHA256")))
     # NTLM is not built in (it needs requests_ntlm): AUTHMOCK_DOMAIN is ignored.
 
     proxy = env("AUTHMOCK_PROXY")
