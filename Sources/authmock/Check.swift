@@ -11,8 +11,8 @@ extension AuthMockCommand {
                 Each case starts its scenario in-process on free ports, runs the client once (no shell), and judges it
                 from the journal and its exit status: pass, non-strict, informational, unimplemented, fail, error or skip.
                 The client gets the case's inputs as placeholders in its arguments ({url}, {user}, {password}, {domain},
-                {proxy}, {proxy_user}, {proxy_password}, {ca_file}, {pin_sha256}, {client_cert}, {client_key}, {case},
-                {method}, {body_file}, {repeat}, {parallel}) and as AUTHMOCK_* environment variables.
+                {proxy}, {proxy_user}, {proxy_password}, {ca_file}, {pin_sha256}, {cert_sha256}, {client_cert},
+                {client_key}, {case}, {method}, {body_file}, {repeat}, {parallel}, {timeout}) and as AUTHMOCK_* environment variables.
 
                 Exit status: 0 when no case failed, 1 when one did, 2 for usage or suite errors (or a case the runner
                 could not judge).

@@ -22,7 +22,11 @@ enum TLSFailure {
             ("DECRYPTION_FAILED_OR_BAD_RECORD_MAC", "the client aborted the handshake with an alert the server could not read (a TLS 1.3 client refusing the certificate looks like this)"),
         ]
         for (code, text) in known where raw.contains(code) { return "\(text) [\(code)]" }
-        if raw.contains("uncleanShutdown") || raw.contains("eof") { return "the client closed the connection during the handshake" }
+        if raw.contains("uncleanShutdown") || raw.lowercased().contains("eof") {
+            // Some clients (Python's asyncio and anyio, the JDK's HttpClient) refuse a certificate by closing
+            // without the alert their TLS library wrote.
+            return "the client closed the connection during the handshake, without an alert"
+        }
         // Keep BoringSSL's reason codes, not its source paths.
         let codes = raw.components(separatedBy: "OPENSSL_internal:").dropFirst().map { $0.prefix { $0.isUppercase || $0 == "_" || $0.isNumber } }
         return codes.isEmpty ? "the handshake failed (\(raw.prefix(200)))" : "the handshake failed [\(codes.joined(separator: ", "))]"
