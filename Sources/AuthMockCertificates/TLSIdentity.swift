@@ -140,6 +140,8 @@ public struct TLSIdentity: Sendable {
             template.signatureAlgorithm = .sha1WithRSAEncryption
         case .cnOnly:
             template.subjectAltNames = false
+        case .noCommonName:
+            template.commonName = false
         default:
             break
         }
@@ -238,13 +240,17 @@ struct LeafTemplate: Sendable {
     var signatureAlgorithm: Certificate.SignatureAlgorithm?
     /// Whether the hosts go in a subjectAltName extension; without it the host is only the subject's CN.
     var subjectAltNames = true
+    /// Whether the subject has a CN (the first host); without it the names are only in the subjectAltName.
+    var commonName = true
 
     var subject: DistinguishedName {
         get throws {
-            try DistinguishedName {
-                OrganizationName("authmock")
-                CommonName(hosts.first ?? "localhost")
-            }
+            commonName
+                ? try DistinguishedName {
+                    OrganizationName("authmock")
+                    CommonName(hosts.first ?? "localhost")
+                }
+                : try DistinguishedName { OrganizationName("authmock") }
         }
     }
 

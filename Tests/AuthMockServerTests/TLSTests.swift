@@ -282,6 +282,17 @@ struct TLSTests {
         }
     }
 
+    /// The no-common-name leaf has a subject without CN and its names in the subjectAltName; curl accepts it.
+    @Test func noCommonNameLeafIsAcceptedOnItsSubjectAltName() async throws {
+        try await withServer(try tlsScenario(.noCommonName)) { server in
+            let info = try tlsInfo(server)
+            let text = try await run("/usr/bin/openssl", ["x509", "-in", info.leafFile, "-noout", "-text"]).stdout
+            #expect(text.contains("Subject: O = authmock\n"), "\(text.prefix(800))")
+            #expect(text.contains("DNS:localhost"))
+            #expect(try await settledCurl(server, ["--cacert", info.caFile, "-u", "alice:wonderland", server.url]).status == 200)
+        }
+    }
+
     /// A server bounded to TLS 1.0–1.1: curl with Debian's OpenSSL refuses it before any request, and the
     /// journal names the alert; told to allow old protocols, curl gets through over TLS 1.1 (the server
     /// really speaks it).

@@ -21,6 +21,9 @@ public enum IdentityKind: String, Sendable, CaseIterable, Codable {
     /// Signed by the CA, its host only in the subject's CN: no subjectAltName, which RFC 6125 §6.4.4 and
     /// the CA/B Baseline Requirements make the only place clients may look.
     case cnOnly = "cn-only"
+    /// Signed by the CA, its names only in the subjectAltName: a subject without CN, which every client
+    /// that follows RFC 6125 accepts (badssl.com's no-common-name).
+    case noCommonName = "no-common-name"
 
     /// The identity for people, as the judge names what a client was shown.
     public var shownToClients: String {
@@ -35,11 +38,12 @@ public enum IdentityKind: String, Sendable, CaseIterable, Codable {
         case .weakKey: "a certificate with an RSA-1024 key"
         case .sha1Signature: "a certificate signed with SHA-1"
         case .cnOnly: "a certificate naming the host only in its subject CN (no subjectAltName)"
+        case .noCommonName: "a certificate naming the host only in its subjectAltName (no CN in the subject)"
         }
     }
 
     /// Whether a client that trusts `ca.pem` and checks the host should accept this identity.
-    public var isTrustworthy: Bool { self == .caSigned || self == .selfSigned }
+    public var isTrustworthy: Bool { self == .caSigned || self == .selfSigned || self == .noCommonName }
 }
 
 /// The key type of generated leaves.
