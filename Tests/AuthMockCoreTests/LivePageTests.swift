@@ -81,3 +81,23 @@ struct LivePageTests {
         #expect(h.send("POST", "/_authmock/").response.status == 405)
     }
 }
+
+/// A TLS connection's facts on the journal pages: one line, every client-chosen value escaped.
+struct JournalHTMLTLSTests {
+    @Test func aTLSConnectionShowsWhatTheTLSLayerSaw() {
+        let facts = TLSFacts(
+            version: "TLSv1.2", cipher: "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", serverName: "<script>x</script>", alert: "bad_certificate",
+            certificateSHA256: "0123456789abcdef0123456789abcdef", pinSHA256: "KEY"
+        )
+        let entry = JournalEntry(
+            seq: 4, time: t0, connection: 2, exchange: 0, remote: "127.0.0.1:5000", method: nil, target: nil, version: nil, headers: [], bodyBytes: 0,
+            credentials: nil, verdict: .tlsHandshakeFailed, detail: "the client rejected the certificate", status: 0, challenges: nil, tls: facts, requests: 0
+        )
+        let html = JournalHTML.entry(entry)
+        #expect(html.contains(
+            "<div class=\"tls\">TLSv1.2 · <code>TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256</code> · SNI <code>&lt;script&gt;x&lt;/script&gt;</code> · "
+                + "shown certificate sha256 <code>0123456789abcdef…</code> · alert <code>bad_certificate</code></div>"
+        ), "\(html)")
+        #expect(!html.contains("<script>"))
+    }
+}

@@ -44,6 +44,7 @@ public enum JournalHTML {
             html += "<div class=\"line\"><span class=\"seq\">#\(entry.seq)</span> TLS connection \(entry.connection)"
             if let remote = entry.remote { html += " from \(escape(remote))" }
             html += "</div>\n"
+            if let facts = entry.tls, let summary = tlsSummary(facts) { html += "<div class=\"tls\">\(summary)</div>\n" }
         } else {
             let hop = entry.hop == "proxy" ? "<span class=\"hop\">proxy</span> " : ""
             html += "<div class=\"line\"><span class=\"seq\">#\(entry.seq)</span> \(hop)<span class=\"where\">connection \(entry.connection), exchange \(entry.exchange)</span> "
@@ -67,6 +68,19 @@ public enum JournalHTML {
         }
         if let fault = entry.fault { html += "<div class=\"fault\">fault: \(escape(fault))</div>\n" }
         return html + "</li>\n"
+    }
+
+    /// What the TLS layer saw on a connection, in one line: version, cipher, the server name the client
+    /// asked for (the client's bytes: escaped), its certificate, the certificate it was shown, the alert.
+    static func tlsSummary(_ facts: TLSFacts) -> String? {
+        var parts: [String] = []
+        if let version = facts.version { parts.append(escape(version)) }
+        if let cipher = facts.cipher { parts.append("<code>\(escape(cipher))</code>") }
+        if let name = facts.serverName { parts.append("SNI <code>\(escape(name))</code>") }
+        if let subject = facts.clientCertificate { parts.append("client certificate <code>\(escape(subject))</code>") }
+        if let certificate = facts.certificateSHA256 { parts.append("shown certificate sha256 <code>\(escape(String(certificate.prefix(16))))…</code>") }
+        if let alert = facts.alert { parts.append("alert <code>\(escape(alert))</code>") }
+        return parts.isEmpty ? nil : parts.joined(separator: " · ")
     }
 
     /// What a credential says, decoded: the scheme, the user, and the scheme's parameters (Digest's,
