@@ -17,39 +17,41 @@ public enum TLSHello {
 
     /// The host name of the ClientHello's `server_name` extension.
     public static func serverName(inClientHello bytes: [UInt8]) -> Reading<String> {
-        var reader = Reader(bytes)
-        switch reader.handshakeBody(type: 1) {
-        case .needMore: return .needMore
-        case .absent: return .absent
-        case .found: break
-        }
-        // legacy_version, random, session_id, cipher_suites, compression_methods
-        guard reader.skip(2 + 32), reader.skipVector(lengthBytes: 1), reader.skipVector(lengthBytes: 2), reader.skipVector(lengthBytes: 1),
-            let extensionsLength = reader.integer(2)
-        else { return .absent }
-        var extensions = Reader(reader.take(min(extensionsLength, reader.remaining)) ?? [])
-        while let type = extensions.integer(2), let length = extensions.integer(2), let body = extensions.take(length) {
-            guard type == 0 else { continue }
-            var list = Reader(body)
-            guard let listLength = list.integer(2), var names = list.take(listLength).map(Reader.init) else { return .absent }
-            while let nameType = names.integer(1), let nameLength = names.integer(2), let name = names.take(nameLength) {
-                if nameType == 0 { return .found(String(decoding: name, as: UTF8.self)) }
+        reading(bytes, handshake: 1) { reader in
+            // legacy_version, random, session_id, cipher_suites, compression_methods
+            guard reader.skip(2 + 32), reader.skipVector(lengthBytes: 1), reader.skipVector(lengthBytes: 2), reader.skipVector(lengthBytes: 1),
+                let extensionsLength = reader.integer(2)
+            else { return nil }
+            var extensions = Reader(reader.take(min(extensionsLength, reader.remaining)) ?? [])
+            while let type = extensions.integer(2), let length = extensions.integer(2), let body = extensions.take(length) {
+                guard type == 0 else { continue }
+                var list = Reader(body)
+                guard let listLength = list.integer(2), var names = list.take(listLength).map(Reader.init) else { return nil }
+                while let nameType = names.integer(1), let nameLength = names.integer(2), let name = names.take(nameLength) {
+                    if nameType == 0 { return String(decoding: name, as: UTF8.self) }
+                }
+                return nil
             }
-            return .absent
+            return nil
         }
-        return .absent
     }
 
     /// The cipher suite of the ServerHello, by its IANA name (or `0xNNNN` for one this table lacks).
     public static func cipherSuite(inServerHello bytes: [UInt8]) -> Reading<String> {
+        reading(bytes, handshake: 2) { reader in
+            guard reader.skip(2 + 32), reader.skipVector(lengthBytes: 1), let suite = reader.integer(2) else { return nil }
+            return cipherNames[UInt16(suite)] ?? "0x" + String(suite, radix: 16, uppercase: true).leftPadded(to: 4)
+        }
+    }
+
+    /// What `body` reads from the first handshake message, when the first record holds one of `type`.
+    private static func reading<Value>(_ bytes: [UInt8], handshake type: Int, _ body: (inout Reader) -> Value?) -> Reading<Value> {
         var reader = Reader(bytes)
-        switch reader.handshakeBody(type: 2) {
+        switch reader.handshakeBody(type: type) {
         case .needMore: return .needMore
         case .absent: return .absent
-        case .found: break
+        case .found: return body(&reader).map { .found($0) } ?? .absent
         }
-        guard reader.skip(2 + 32), reader.skipVector(lengthBytes: 1), let suite = reader.integer(2) else { return .absent }
-        return .found(cipherNames[UInt16(suite)] ?? "0x" + String(suite, radix: 16, uppercase: true).leftPadded(to: 4))
     }
 
     /// The suites BoringSSL can choose, by their IANA names.
