@@ -106,6 +106,9 @@ public final class AuthMockFixture: Sendable {
     /// RFC 7469 `pin-sha256` of the current leaf: base64 of SHA-256 over its SubjectPublicKeyInfo.
     public var pinSHA256: String? { tls?.pinSHA256 }
 
+    /// SHA-256 (hex) of the current leaf's DER: a certificate pin, which no renewal keeps.
+    public var certSHA256: String? { tls?.fingerprintSHA256 }
+
     /// Client certificate and key files by user, when the scenario asks for client certificates.
     public var clientCertificates: [String: TLSInfo.ClientFiles] { tls?.clientCerts ?? [:] }
 

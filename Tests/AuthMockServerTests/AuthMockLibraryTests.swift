@@ -247,9 +247,11 @@ import Testing
             try await server.rotateCertificate(keepKey: false)
             let rotated = try #require(server.pinSHA256)
             #expect(rotated != pin)
-            // A new leaf on the same key keeps the public-key pin.
+            // A new leaf on the same key keeps the public-key pin, and changes the certificate pin.
+            let certificate = try #require(server.certSHA256)
             try await server.rotateCertificate(keepKey: true)
             #expect(server.pinSHA256 == rotated)
+            #expect(server.certSHA256 != certificate && server.certSHA256?.count == 64)
         }
     }
 

@@ -71,6 +71,7 @@ type TLSInfo struct {
 	PinSHA256         string                 `json:"pin_sha256"` // base64 SPKI SHA-256 (RFC 7469)
 	CurlPin           string                 `json:"curl_pin"`
 	FingerprintSHA256 string                 `json:"fingerprint_sha256"` // hex SHA-256 of the leaf's DER
+	CertSHA256        string                 `json:"cert_sha256"`        // the same certificate pin, as {cert_sha256}
 	ClientCAFile      string                 `json:"client_ca_file,omitempty"`
 	ClientCerts       map[string]ClientFiles `json:"client_certs,omitempty"`
 }
