@@ -26,5 +26,7 @@ let package = Package(
         .executableTarget(name: "FuzzProxyTarget", dependencies: dependencies),
         // Scenario YAML (and a user file after a NUL byte) through ScenarioLoader, then the engine.
         .executableTarget(name: "FuzzScenarioLoader", dependencies: dependencies),
+        // The ClientHello (SNI) and ServerHello (cipher) reader the TLS handler's sniffer uses.
+        .executableTarget(name: "FuzzTLSHello", dependencies: dependencies),
     ]
 )
