@@ -78,32 +78,41 @@ struct ClientProcess {
             try? out?.close()
             try? err?.close()
         }
+        // The exit is reported by Foundation's termination handler (a SIGCHLD source), so the runner learns
+        // of it at once instead of at the next tick of a poll; the deadline is a task racing it.
+        let (exits, exited) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let ended = Atomic(false)
+        process.terminationHandler = { _ in
+            ended.store(true, ordering: .sequentiallyConsistent)
+            exited.yield()
+            exited.finish()
+        }
         let start = ContinuousClock.now
         do {
             try ProcessLauncher.run(process)
         } catch {
             throw .failed(program, "\(error)")
         }
-        // Polling keeps this free of callbacks racing the deadline; 10 ms is far below any client's runtime.
-        let deadline = start.advanced(by: .milliseconds(Int(timeout * 1000)))
-        var timedOut = false
-        while process.isRunning {
-            if ContinuousClock.now >= deadline {
-                timedOut = true
-                process.terminate()
-                let grace = ContinuousClock.now.advanced(by: .seconds(1))
-                while process.isRunning, ContinuousClock.now < grace { try? await Task.sleep(for: .milliseconds(10)) }
-                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-                break
-            }
-            try? await Task.sleep(for: .milliseconds(10))
+        let timedOut = Atomic(false)
+        let pid = process.processIdentifier
+        let watchdog = Task {
+            try await Task.sleep(until: start.advanced(by: .milliseconds(Int(timeout * 1000))), clock: .continuous)
+            // Signals go only to a process whose exit has not been reported (the pid is still its own).
+            guard !ended.load(ordering: .sequentiallyConsistent) else { return }
+            timedOut.store(true, ordering: .relaxed)
+            kill(pid, SIGTERM)
+            try await Task.sleep(for: .seconds(1))
+            if !ended.load(ordering: .sequentiallyConsistent) { kill(pid, SIGKILL) }
         }
+        for await _ in exits {}
+        watchdog.cancel()
         process.waitUntilExit()
         let elapsed = ContinuousClock.now - start
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        let status: Int32? = timedOut || process.terminationReason == .uncaughtSignal ? nil : process.terminationStatus
+        let killed = timedOut.load(ordering: .relaxed)
+        let status: Int32? = killed || process.terminationReason == .uncaughtSignal ? nil : process.terminationStatus
         return Result(
-            outcome: ClientOutcome(exitStatus: status, timedOut: timedOut, seconds: (seconds * 1000).rounded() / 1000),
+            outcome: ClientOutcome(exitStatus: status, timedOut: killed, seconds: (seconds * 1000).rounded() / 1000),
             stdout: tail(of: stdoutURL), stderr: tail(of: stderrURL)
         )
     }
