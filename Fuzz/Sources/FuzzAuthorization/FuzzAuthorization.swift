@@ -1,5 +1,5 @@
 import AuthMockCore
-import CLibFuzzer
+import FuzzDriver
 import Foundation
 
 // One input, read two ways:
@@ -378,10 +378,6 @@ func fuzzTokens(_ bytes: [UInt8]) {
 @main
 enum Main {
     static func main() {
-        var argc = CommandLine.argc
-        var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-        exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in
-            fuzz(data ?? UnsafePointer(bitPattern: 1)!, size)
-        })
+        runLibFuzzer { data, size in fuzz(data ?? UnsafePointer(bitPattern: 1)!, size) }
     }
 }

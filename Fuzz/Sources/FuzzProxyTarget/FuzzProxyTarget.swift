@@ -1,5 +1,5 @@
 import AuthMockCore
-import CLibFuzzer
+import FuzzDriver
 import Foundation
 
 // The proxy's request-target parser. The first byte picks the method (CONNECT, GET, POST, or a lower-case
@@ -76,10 +76,6 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 @main
 enum Main {
     static func main() {
-        var argc = CommandLine.argc
-        var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-        exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in
-            fuzz(data ?? UnsafePointer(bitPattern: 1)!, size)
-        })
+        runLibFuzzer { data, size in fuzz(data ?? UnsafePointer(bitPattern: 1)!, size) }
     }
 }

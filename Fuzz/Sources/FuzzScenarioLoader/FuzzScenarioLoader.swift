@@ -1,5 +1,5 @@
 import AuthMockCore
-import CLibFuzzer
+import FuzzDriver
 import Foundation
 
 // Scenario files: the input up to the first NUL byte is the scenario's YAML; what follows it, when there
@@ -108,10 +108,6 @@ func send(_ engine: inout Engine, _ value: String?, role: Engine.Role, target: S
 @main
 enum Main {
     static func main() {
-        var argc = CommandLine.argc
-        var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-        exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in
-            fuzz(data ?? UnsafePointer(bitPattern: 1)!, size)
-        })
+        runLibFuzzer { data, size in fuzz(data ?? UnsafePointer(bitPattern: 1)!, size) }
     }
 }

@@ -1,5 +1,5 @@
 import AuthMockCore
-import CLibFuzzer
+import FuzzDriver
 import Foundation
 
 // The ClientHello and ServerHello reader behind the journal's SNI and cipher: the bytes are the first a
@@ -40,10 +40,6 @@ func check(_ bytes: [UInt8], _ read: ([UInt8]) -> TLSHello.Reading<String>, foun
 @main
 enum Main {
     static func main() {
-        var argc = CommandLine.argc
-        var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-        exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in
-            fuzz(data ?? UnsafePointer(bitPattern: 1)!, size)
-        })
+        runLibFuzzer { data, size in fuzz(data ?? UnsafePointer(bitPattern: 1)!, size) }
     }
 }
