@@ -193,7 +193,7 @@ public struct TLSIdentity: Sendable {
         self.pinSHA256 = try Self.pin(of: leaf.publicKey)
         var serializer = DER.Serializer()
         try serializer.serialize(leaf)
-        self.fingerprintSHA256 = SHA256.hash(data: serializer.serializedBytes).map { String(format: "%02x", $0) }.joined()
+        self.fingerprintSHA256 = SHA256.hash(data: serializer.serializedBytes).hexString
         self.clientCAPEM = nil
         self.clients = []
         self.signer = signer
@@ -216,7 +216,7 @@ public struct TLSIdentity: Sendable {
 
     /// The SHA-256 (hex) of random bytes: a certificate pin no server presents.
     public static func unrelatedFingerprint() -> String {
-        SHA256.hash(data: (0..<32).map { _ in UInt8.random(in: 0...255) }).map { String(format: "%02x", $0) }.joined()
+        SHA256.hash(data: (0..<32).map { _ in UInt8.random(in: 0...255) }).hexString
     }
 
     /// A new key of the same type and size (a weak key stays weak).
