@@ -2,19 +2,25 @@ import AuthMockCore
 import FuzzDriver
 import Foundation
 
-// One input, read two ways:
+// The first byte of an input says what the rest of it is and where it goes (any byte value selects one
+// of eight targets, by its value modulo 8; the seeds use the digits '0' to '7', and '8' to '?' for the
+// same targets on a second connection). One exchange path per input keeps each run short, so a bounded
+// run reaches millions of inputs; libFuzzer mutates the selector like any other byte.
 //
-// 1. As text: each line (up to four) is the value of one request's `Authorization` header, sent in turn
-//    to two origin engines and, as `Proxy-Authorization`, to a proxy engine, all on one connection, so
-//    that multi-leg handshakes and timelines are reached. The same value goes to
-//    `AuthHeader.parseCredentials` and `parseChallenges`, which must round-trip what they accept.
-//    Digest placeholders let a corpus file reach the checks behind a correct response: `{realm}` becomes
-//    the engine's realm, `{nonce}` and `{opaque}` the ones it issued (for the `algorithm=` the line
-//    names), `{userhash}` alice's userhash, and `{response}` the response a correct client computes from
-//    the line's own parameters.
-// 2. As bytes: base64-encoded, the whole input is the NTLM AUTHENTICATE (or anything else) answering a
-//    real CHALLENGE (Unicode and OEM), the SPNEGO token after a NegTokenInit, a NegTokenResp wrapping
-//    the bytes, and the proxy's NTLM token, so that the message parsers are reached past base64.
+// - '0' origin, '1' legacy, '2' proxy: the rest is text, each line (up to four) the value of one
+//   request's `Authorization` header (`Proxy-Authorization` for the proxy), sent in turn on one
+//   connection, so that multi-leg handshakes and timelines are reached. Digest placeholders let a seed
+//   reach the checks behind a correct response: `{realm}` becomes the engine's realm, `{nonce}` and
+//   `{opaque}` the ones it issued (for the `algorithm=` the line names), `{userhash}` alice's userhash,
+//   and `{response}` the response a correct client computes from the line's own parameters.
+// - '3' to '7': the rest is bytes, base64-encoded into the token that answers a real CHALLENGE: '3' NTLM
+//   on the origin (Unicode), '4' NTLM on the legacy origin (OEM), '5' Negotiate on the origin (the
+//   SPNEGO token as it is), '6' NTLM on the proxy (OEM), '7' Negotiate on the origin with the bytes
+//   wrapped in a NegTokenResp; so the message parsers are reached past base64. With bit 3 set ('8' to
+//   '?'), the token arrives on another connection than the one its CHALLENGE was sent on.
+//
+// Whatever the selector, the rest also goes to `AuthHeader.parseCredentials` and `parseChallenges`, which
+// must round-trip what they accept.
 //
 // Invariants (a violation is a crash for libFuzzer): every request yields one journal entry (the
 // journal and the sequence grow by the entries the exchange reports), the status is one the role can
@@ -23,10 +29,14 @@ import Foundation
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
-    fuzzHeaderParsers(bytes)
-    fuzzEngines(lines: bytes)
-    fuzzTokens(bytes)
+    guard size > 0 else { return 0 }
+    let selector = Int(data[0])
+    let rest = Array(UnsafeBufferPointer(start: data + 1, count: size - 1))
+    fuzzHeaderParsers(rest)
+    switch selector % 8 {
+    case 0...2: fuzzEngine(engines[selector % 8], lines: rest)
+    case let token: fuzzToken(challenged[token - 3], rest, otherConnection: selector & 8 != 0)
+    }
     return 0
 }
 
@@ -283,20 +293,18 @@ func fuzzHeaderParsers(_ bytes: [UInt8]) {
 
 // MARK: - Engines, one header value per line
 
-func fuzzEngines(lines bytes: [UInt8]) {
+func fuzzEngine(_ prepared: Prepared, lines bytes: [UInt8]) {
     let lines = bytes.split(separator: UInt8(ascii: "\n"), maxSplits: 4, omittingEmptySubsequences: false).prefix(4)
-    for prepared in engines {
-        var engine = prepared.engine
-        for (index, line) in lines.enumerated() {
-            var value = String(decoding: line, as: UTF8.self)
-            if value.hasSuffix("\r") { value.removeLast() }
-            value = prepared.fillDigestPlaceholders(value)
-            // 20 s apart: the third request finds a 30-second nonce expired.
-            send(
-                &engine, value: value, role: prepared.role, method: prepared.method, target: prepared.target, exchange: index + 2,
-                now: t0 + Double(20 * index)
-            )
-        }
+    var engine = prepared.engine
+    for (index, line) in lines.enumerated() {
+        var value = String(decoding: line, as: UTF8.self)
+        if value.hasSuffix("\r") { value.removeLast() }
+        value = prepared.fillDigestPlaceholders(value)
+        // 20 s apart: the third request finds a 30-second nonce expired.
+        send(
+            &engine, value: value, role: prepared.role, method: prepared.method, target: prepared.target, exchange: index + 2,
+            now: t0 + Double(20 * index)
+        )
     }
 }
 
@@ -351,27 +359,25 @@ struct Challenged: Sendable {
     }
 }
 
-let challenged: [(Challenged, Prepared)] = [
-    (Challenged(engines[0], scheme: "NTLM", token: ntlmNegotiate(flags: unicodeFlags)), engines[0]),
-    (Challenged(engines[1], scheme: "NTLM", token: ntlmNegotiate(flags: oemFlags)), engines[1]),
-    (Challenged(engines[0], scheme: "Negotiate", token: negTokenInit(ntlmNegotiate(flags: unicodeFlags))), engines[0]),
-    (Challenged(engines[2], scheme: "NTLM", token: ntlmNegotiate(flags: oemFlags)), engines[2]),
+/// What selectors '3' to '7' answer: the engine that sent a CHALLENGE, the engine it was prepared from, and
+/// whether the bytes are wrapped in a NegTokenResp.
+let challenged: [(state: Challenged, prepared: Prepared, wrap: Bool)] = [
+    (Challenged(engines[0], scheme: "NTLM", token: ntlmNegotiate(flags: unicodeFlags)), engines[0], false),
+    (Challenged(engines[1], scheme: "NTLM", token: ntlmNegotiate(flags: oemFlags)), engines[1], false),
+    (Challenged(engines[0], scheme: "Negotiate", token: negTokenInit(ntlmNegotiate(flags: unicodeFlags))), engines[0], false),
+    (Challenged(engines[2], scheme: "NTLM", token: ntlmNegotiate(flags: oemFlags)), engines[2], false),
+    (Challenged(engines[0], scheme: "Negotiate", token: negTokenInit(ntlmNegotiate(flags: unicodeFlags))), engines[0], true),
 ]
 
-func fuzzTokens(_ bytes: [UInt8]) {
-    let encoded = Data(bytes).base64EncodedString()
-    for (state, prepared) in challenged {
-        var engine = state.engine
-        send(&engine, value: "\(state.scheme) \(encoded)", role: prepared.role, method: prepared.method, target: prepared.target, exchange: 3, now: t0)
-        // The same answer on another connection: the CHALLENGE it answers was sent on connection 1.
-        engine = state.engine
-        send(&engine, value: "\(state.scheme) \(encoded)", role: prepared.role, method: prepared.method, target: prepared.target, connection: 2, exchange: 1, now: t0)
-        if state.scheme == "Negotiate" {
-            engine = state.engine
-            let wrapped = Data(negTokenResp(bytes)).base64EncodedString()
-            send(&engine, value: "Negotiate \(wrapped)", role: prepared.role, method: prepared.method, target: prepared.target, exchange: 3, now: t0)
-        }
-    }
+/// Answers the CHALLENGE with `bytes` as the token: on connection 1, which it was sent on, or on another.
+func fuzzToken(_ target: (state: Challenged, prepared: Prepared, wrap: Bool), _ bytes: [UInt8], otherConnection: Bool) {
+    var engine = target.state.engine
+    let token = Data(target.wrap ? negTokenResp(bytes) : bytes).base64EncodedString()
+    let prepared = target.prepared
+    send(
+        &engine, value: "\(target.state.scheme) \(token)", role: prepared.role, method: prepared.method, target: prepared.target,
+        connection: otherConnection ? 2 : 1, exchange: otherConnection ? 1 : 3, now: t0
+    )
 }
 
 /// SwiftPM links this as the executable's `main`; it runs libFuzzer with the command line.
