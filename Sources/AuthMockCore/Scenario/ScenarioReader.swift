@@ -27,7 +27,8 @@ package final class ScenarioReader {
     package func read<T>(_ text: String, empty: (message: String, hint: String), _ read: (ScenarioReader) -> (Node) -> T?) throws(ScenarioLoadError) -> T {
         let root: Node?
         do {
-            root = try Yams.compose(yaml: text)
+            // UTF-8 named, so Yams need not read the whole environment (YAMS_DEFAULT_ENCODING) for every file.
+            root = try Yams.compose(yaml: text, .default, .default, .utf8)
         } catch {
             throw ScenarioLoadError(diagnostics: [diagnostic(forYAMLError: error, text: text)])
         }
