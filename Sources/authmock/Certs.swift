@@ -7,6 +7,7 @@ import Foundation
 extension AuthMockCommand {
     struct Certs: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "certs",
             abstract: "Generate a TLS identity's files without serving.",
             discussion: """
                 Writes ca.pem, chain.pem, leaf.pem, key.pem (and client-ca.pem and clients/ with --client) to --out,

@@ -6,6 +6,7 @@ import Foundation
 extension AuthMockCommand {
     struct Check: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "check",
             abstract: "Run an HTTP client against the conformance suite and judge how it handles authentication.",
             discussion: """
                 Each case starts its scenario in-process on free ports, runs the client once (no shell), and judges it
@@ -180,6 +181,7 @@ extension AuthMockCommand {
 
     struct Matrix: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "matrix",
             abstract: "Combine `authmock check --json` reports into a Markdown matrix of clients × cases (and an HTML report with --html)."
         )
 

@@ -8,6 +8,7 @@ import Logging
 extension AuthMockCommand {
     struct Serve: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "serve",
             abstract: "Serve a scenario until SIGINT or SIGTERM.",
             discussion: """
                 Prints a banner to stderr and, once connections are accepted, exactly one JSON line to stdout:

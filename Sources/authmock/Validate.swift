@@ -4,6 +4,7 @@ import AuthMockCore
 extension AuthMockCommand {
     struct Validate: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "validate",
             abstract: "Check scenario files without serving them.",
             discussion: "Prints one line per valid file; problems go to stderr as file:line:column. Exits 2 if any file is invalid."
         )

@@ -4,6 +4,14 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOSSL
 
+#if canImport(Glibc)
+import Glibc
+private let systemWrite = Glibc.write
+#elseif canImport(Darwin)
+import Darwin
+private let systemWrite = Darwin.write
+#endif
+
 /// The server's TLS identity while it runs: the SSL context for new connections, the files written for
 /// clients, and rotation.
 final class TLSRuntime: Sendable {
@@ -108,7 +116,7 @@ extension TLSInfo {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         func save(_ name: String, _ text: String) throws -> String {
             let url = directory.appendingPathComponent(name)
-            try Data(text.utf8).write(to: url, options: .atomic)
+            try replaceFile(url, with: text)
             return url.path
         }
         var info = TLSInfo(
@@ -131,6 +139,36 @@ extension TLSInfo {
             info.clientCerts = clients
         }
         return info
+    }
+
+    /// Writes the file under a temporary name and renames it over the old one, so that a client reading
+    /// it during a rotation sees the old file or the new, never half of one. Plain POSIX calls: Foundation's
+    /// `Data.write` syncs every file to disk (0.9 ms of a start with TLS), and these files live no longer
+    /// than the server.
+    private static func replaceFile(_ url: URL, with text: String) throws {
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp").path
+        func failure(_ path: String) -> CocoaError {
+            CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path, NSUnderlyingErrorKey: POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)])
+        }
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw failure(temporary) }
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { systemWrite(fd, $0.baseAddress, $0.count) }
+            if written < 0, errno == EINTR { continue }
+            guard written > 0 else {
+                let error = failure(temporary)
+                close(fd)
+                unlink(temporary)
+                throw error
+            }
+            bytes = bytes.dropFirst(written)
+        }
+        guard close(fd) == 0, rename(temporary, url.path) == 0 else {
+            let error = failure(url.path)
+            unlink(temporary)
+            throw error
+        }
     }
 
     private static func fileSafe(_ name: String) -> String {
