@@ -122,7 +122,7 @@ public struct CheckRunner: Sendable {
     /// (``SchemeGate``). Reports come back in the order of `cases`; progress comes as cases finish.
     public func run(_ cases: [ConformanceCase]) async -> SuiteReport {
         let started = Date.ISO8601FormatStyle().format(Date())
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("authmock-check-\(UUID().uuidString)")
+        let work = ScratchDirectory.unique("authmock-check")
         try? FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: work) }
 

@@ -40,7 +40,7 @@ final class TLSRuntime: Sendable {
             self.directory = directory
             ownsDirectory = false
         } else {
-            self.directory = FileManager.default.temporaryDirectory.appendingPathComponent("authmock-certs-\(UUID().uuidString)")
+            self.directory = ScratchDirectory.unique("authmock-certs")
             try FileManager.default.createDirectory(at: self.directory, withIntermediateDirectories: true)
             ownsDirectory = true
         }
