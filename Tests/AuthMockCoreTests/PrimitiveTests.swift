@@ -112,3 +112,25 @@ struct PrimitiveTests {
         #expect(first != (0..<4).map { _ in c.next() })
     }
 }
+
+/// Header names and scheme tokens compare without regard to ASCII case, and only ASCII case.
+struct FieldNameComparisonTests {
+    @Test(arguments: [
+        ("Authorization", "authorization", true), ("PROXY-AUTHORIZATION", "proxy-authorization", true), ("x-A1", "X-a1", true),
+        ("", "", true), ("Authorization", "Authorisation", false), ("Authorization", "Authorization ", false),
+        // '@' (0x40) and '`' (0x60) differ only in bit 5, as letters do, but are not letters.
+        ("@", "`", false), ("[", "{", false), ("Ä", "ä", false), ("é", "É", false),
+    ])
+    func equalsIgnoringASCIICase(a: String, b: String, equal: Bool) {
+        #expect(a.equalsIgnoringASCIICase(b) == equal)
+        #expect(b.equalsIgnoringASCIICase(a) == equal)
+    }
+
+    @Test func lookupsFindEveryCaseAndKeepOrder() {
+        let headers = [HeaderField("WWW-Authenticate", "Basic"), HeaderField("Host", "x"), HeaderField("www-authenticate", "Digest")]
+        #expect(headers.values("www-AUTHENTICATE") == ["Basic", "Digest"])
+        #expect(headers.first("HOST") == "x")
+        #expect(headers.first("Hos") == nil)
+        #expect(headers.values("Authorization").isEmpty)
+    }
+}

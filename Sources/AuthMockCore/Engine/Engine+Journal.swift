@@ -69,7 +69,7 @@ extension Engine {
         ))
     }
 
-    static let credentialHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie"]
+    static let credentialHeaders = ["authorization", "proxy-authorization", "cookie"]
 
     /// Credentials sent to the wrong party: proxy credentials reaching the origin, or origin credentials
     /// sent to the proxy on CONNECT (where they are never needed and the proxy can read them).
@@ -87,7 +87,7 @@ extension Engine {
     /// A header as the journal records it, marked when it carries a credential.
     static func recorded(_ field: HeaderField) -> JournalEntry.RecordedHeader {
         JournalEntry.RecordedHeader(
-            name: field.name, value: field.value, credential: credentialHeaders.contains(field.name.lowercased()) ? true : nil
+            name: field.name, value: field.value, credential: credentialHeaders.contains { $0.equalsIgnoringASCIICase(field.name) } ? true : nil
         )
     }
 }
