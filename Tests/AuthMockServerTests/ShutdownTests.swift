@@ -36,6 +36,45 @@ struct ShutdownTests {
         #expect(server.journal.last?.verdict == .publicResource)
     }
 
+    /// Waiting for the connections to close ends when the last one closes (woken by the close, not a
+    /// poll), says false at its deadline while one stays open, and true at once when none is open.
+    @Test func waitingForConnectionsEndsWithTheLastClose() async throws {
+        let server = AuthMockServer(scenario: try shipped("basic.yaml"), configuration: ServerConfiguration(port: 0))
+        try await server.start()
+        #expect(await server.waitForConnectionsToClose(timeout: .zero), "no connection: true at once")
+        var first: RawConnection? = try RawConnection(port: server.port)
+        var second: RawConnection? = try RawConnection(port: server.port)
+        try first?.send("GET /public HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(first?.readResponse() != nil)
+        while server.connections.openCount < 2 { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(await server.waitForConnectionsToClose(timeout: .milliseconds(50)) == false, "two open: false at the deadline")
+
+        let waiting = Task { await server.waitForConnectionsToClose(timeout: .seconds(30)) }
+        first = nil
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(server.connections.openCount == 1)
+        let started = ContinuousClock.now
+        second = nil
+        #expect(await waiting.value, "the last close ends the wait")
+        #expect(ContinuousClock.now - started < .seconds(5), "long before the 30 s deadline")
+        _ = (first, second)
+        try await server.shutdown()
+    }
+
+    /// A cancelled wait returns false at once and leaves nothing behind for the next close to resume.
+    @Test func aCancelledWaitReturnsFalse() async throws {
+        let server = AuthMockServer(scenario: try shipped("basic.yaml"), configuration: ServerConfiguration(port: 0))
+        try await server.start()
+        let client = try RawConnection(port: server.port)
+        while server.connections.openCount < 1 { try await Task.sleep(for: .milliseconds(5)) }
+        let waiting = Task { await server.waitForConnectionsToClose(timeout: .seconds(30)) }
+        try await Task.sleep(for: .milliseconds(20))
+        waiting.cancel()
+        #expect(await waiting.value == false)
+        _ = client
+        try await server.shutdown()
+    }
+
     /// Idle keep-alive connections are closed at once rather than waiting for the grace period.
     @Test func idleConnectionsCloseQuickly() async throws {
         let server = AuthMockServer(scenario: try shipped("basic.yaml"), configuration: ServerConfiguration(port: 0, shutdownGracePeriod: .seconds(30)))

@@ -10,6 +10,9 @@ final class ConnectionRegistry: Sendable {
         var stalled: [ObjectIdentifier: any Channel] = [:]
         var closing = false
         var refused = 0
+        /// Tasks waiting for the last open connection to close, by a number of their own.
+        var idleWaiters: [Int: CheckedContinuation<Bool, Never>] = [:]
+        var nextWaiter = 0
     }
 
     private let state = NIOLockedValueBox(State())
@@ -41,12 +44,46 @@ final class ConnectionRegistry: Sendable {
             return admission
         }
         channel.closeFuture.whenComplete { [weak self] _ in
-            self?.state.withLockedValue { _ = $0.open.removeValue(forKey: id) }
+            self?.forget(id)
         }
         return admission
     }
 
+    private func forget(_ id: UInt64) {
+        let waiters = state.withLockedValue { state -> [CheckedContinuation<Bool, Never>] in
+            state.open.removeValue(forKey: id)
+            guard state.open.isEmpty else { return [] }
+            defer { state.idleWaiters = [:] }
+            return Array(state.idleWaiters.values)
+        }
+        for waiter in waiters { waiter.resume(returning: true) }
+    }
+
     var openCount: Int { state.withLockedValue { $0.open.count } }
+
+    /// Returns true once no connection is open (at once when none is), or false when the task is
+    /// cancelled first. Woken by the close of the last connection: no polling.
+    func waitUntilIdle() async -> Bool {
+        let id = state.withLockedValue { state in
+            defer { state.nextWaiter += 1 }
+            return state.nextWaiter
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                // Registered under the lock that `forget` and the cancellation handler take, so that
+                // neither a close nor a cancellation can slip between the check and the registration.
+                let now: Bool? = state.withLockedValue { state in
+                    if state.open.isEmpty { return true }
+                    if Task.isCancelled { return false }
+                    state.idleWaiters[id] = continuation
+                    return nil
+                }
+                if let now { continuation.resume(returning: now) }
+            }
+        } onCancel: {
+            state.withLockedValue { $0.idleWaiters.removeValue(forKey: id) }?.resume(returning: false)
+        }
+    }
 
     /// Connections refused because the limit was reached.
     var refusedCount: Int { state.withLockedValue { $0.refused } }

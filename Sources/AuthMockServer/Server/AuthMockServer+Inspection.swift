@@ -78,12 +78,19 @@ extension AuthMockServer {
     /// Returns whether that happened. Use it after a client exits, before reading its TLS entries.
     @discardableResult
     public func waitForConnectionsToClose(timeout: Duration = .seconds(5)) async -> Bool {
-        let deadline = ContinuousClock.now.advanced(by: timeout)
-        while connections.openCount > 0 {
-            guard ContinuousClock.now < deadline, !Task.isCancelled else { return false }
-            try? await Task.sleep(for: .milliseconds(2))
+        if connections.openCount == 0 { return true }
+        let connections = self.connections
+        // The last close wakes the wait; the sleep is only the deadline racing it.
+        return await withTaskGroup(of: Bool.self) { group in
+            group.addTask { await connections.waitUntilIdle() }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
         }
-        return true
     }
 
     /// The sizes of the state the server keeps, for checking that nothing outlives its connection.
