@@ -1,5 +1,6 @@
 public import AuthMockCore
 import Foundation
+import Synchronization
 
 /// One conformance case: a scenario with `case:` and `expect:` sections, and the file it came from.
 public struct ConformanceCase: Sendable {
@@ -31,14 +32,23 @@ public enum Suite {
                 ScenarioDiagnostic(file: directory, line: 1, column: 1, message: "cannot read the suite directory", hint: "give --suite a directory of case files, e.g. scenarios/conformance")
             ])
         }
+        let paths = names.sorted().filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }.map {
+            directory.hasSuffix("/") ? directory + $0 : directory + "/" + $0
+        }
+        // Parsed on every core (each file on its own), then taken in order, so that diagnostics and the
+        // check for shared names do not depend on which file finished first.
+        let loaded = Mutex([Result<CaseLoader.File, ScenarioLoadError>?](repeating: nil, count: paths.count))
+        DispatchQueue.concurrentPerform(iterations: paths.count) { index in
+            // An unreadable file is a diagnostic at path:1:1, like any other problem of the file.
+            let result = Result { () throws(ScenarioLoadError) in try CaseLoader.load(file: paths[index], files: .fileSystem) }
+            loaded.withLock { $0[index] = result }
+        }
         var cases: [ConformanceCase] = []
         var diagnostics: [ScenarioDiagnostic] = []
         var seen: [String: String] = [:]
-        for name in names.sorted() where name.hasSuffix(".yaml") || name.hasSuffix(".yml") {
-            let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
+        for (path, result) in zip(paths, loaded.withLock { $0 }) {
             do {
-                // An unreadable file is a diagnostic at path:1:1, like any other problem of the file.
-                let (scenario, conformance) = try CaseLoader.load(file: path, files: .fileSystem)
+                let (scenario, conformance) = try result!.get()
                 guard let definition = conformance else {
                     diagnostics.append(ScenarioDiagnostic(
                         file: path, line: 1, column: 1, message: "the file is a scenario without a `case:` section",
