@@ -34,6 +34,28 @@ struct CheckRunnerTests {
         return report.cases[0]
     }
 
+    /// A suite directory with problems is refused as a whole, every problem named in file order (the files
+    /// are parsed concurrently): a plain scenario, a second file with a case's name, a file that does not parse.
+    @Test func suiteProblemsComeInFileOrder() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authmock-suite-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let shipped = try String(contentsOfFile: Self.suiteDirectory + "/basic.challenge.yaml", encoding: .utf8)
+        let plain = try String(contentsOfFile: Self.suiteDirectory + "/../basic.yaml", encoding: .utf8)
+        for (name, text) in [("a.yaml", shipped), ("b.yaml", plain), ("c.yaml", shipped), ("d.yaml", "version: [\n"), ("e.yaml", shipped)] {
+            try text.write(to: directory.appendingPathComponent(name), atomically: false, encoding: .utf8)
+        }
+        do {
+            _ = try Suite.load(directory: directory.path)
+            Issue.record("a suite with problems loaded")
+        } catch {
+            let files = error.diagnostics.map { URL(fileURLWithPath: $0.file).lastPathComponent }
+            #expect(files == ["b.yaml", "c.yaml", "d.yaml", "e.yaml"], "\(error)")
+            #expect(error.diagnostics[0].message.contains("without a `case:` section"))
+            #expect(error.diagnostics[1].message.contains("also used by") && error.diagnostics[1].message.hasSuffix("a.yaml"))
+        }
+    }
+
     /// Every file of the shipped suite is a valid case, and the suite covers what issue 5 lists.
     @Test func shippedSuiteLoads() throws {
         let all = try Suite.load(directory: Self.suiteDirectory)
