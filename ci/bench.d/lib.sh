@@ -97,7 +97,10 @@ print_table() {
     echo "## Results"
     echo ""
     echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') by \`ci/bench $*\` on ${cpu:-an unknown CPU} ($(nproc) cores, Linux $(uname -r)); load average before: $LOAD_BEFORE, after: $(cut -d' ' -f1-3 /proc/loadavg)."
-    echo "authmock $(git describe --always --dirty 2>/dev/null || echo '?') (release); $(nginx -v 2>&1 | sed 's/^nginx version: //'); $(apache2 -v 2>/dev/null | sed -n 's/^Server version: //p'); $(wrk -v 2>&1 | head -1 | cut -d' ' -f1-2); ROUNDS=$ROUNDS DURATION=$DURATION CONNECTIONS=$CONNECTIONS THREADS=$THREADS. wrk runs on the same cores as the servers."
+    local which
+    # A binary given by AUTHMOCK_BIN is named by its path: the checkout's commit says nothing about it.
+    if [ -n "${AUTHMOCK_BIN:-}" ]; then which="AUTHMOCK_BIN=$AUTHMOCK_BIN"; else which="$(git describe --always --dirty 2>/dev/null || echo '?') (release, --static-swift-stdlib)"; fi
+    echo "authmock $which; $(nginx -v 2>&1 | sed 's/^nginx version: //'); $(apache2 -v 2>/dev/null | sed -n 's/^Server version: //p'); $(wrk -v 2>&1 | head -1 | cut -d' ' -f1-2); ROUNDS=$ROUNDS DURATION=$DURATION CONNECTIONS=$CONNECTIONS THREADS=$THREADS. wrk runs on the same cores as the servers."
     echo ""
     echo "| measurement | authmock | peer | peer figure | ratio |"
     echo "|---|---|---|---|---|"

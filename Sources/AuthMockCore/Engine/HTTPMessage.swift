@@ -26,9 +26,24 @@ extension String {
     /// engine looks up about fourteen fields per request.
     package func equalsIgnoringASCIICase(_ other: String) -> Bool {
         guard utf8.count == other.utf8.count else { return false }
-        return zip(utf8, other.utf8).allSatisfy { a, b in
-            a == b || (a | 0x20 == b | 0x20 && (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(a | 0x20))
+        // Native strings (all the engine meets) compare their bytes in place; a zip over the two UTF-8
+        // views cost as much as the lowercasing it replaced.
+        let compared = utf8.withContiguousStorageIfAvailable { left in
+            other.utf8.withContiguousStorageIfAvailable { right in Self.equalIgnoringASCIICase(left, right) }
         }
+        if let compared = compared.flatMap({ $0 }) { return compared }
+        return Array(utf8).withUnsafeBufferPointer { left in
+            Array(other.utf8).withUnsafeBufferPointer { right in Self.equalIgnoringASCIICase(left, right) }
+        }
+    }
+
+    /// Two byte runs of the same length.
+    private static func equalIgnoringASCIICase(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>) -> Bool {
+        for index in 0..<left.count where left[index] != right[index] {
+            let folded = left[index] | 0x20
+            guard folded == right[index] | 0x20, folded >= UInt8(ascii: "a"), folded <= UInt8(ascii: "z") else { return false }
+        }
+        return true
     }
 }
 
