@@ -29,7 +29,7 @@ public struct AuthHeaderValue: Sendable, Hashable {
 
     /// The first parameter of that name (case-insensitive).
     public subscript(parameter name: String) -> String? {
-        parameters.first { $0.name.lowercased() == name.lowercased() }?.value
+        parameters.first { $0.name.equalsIgnoringASCIICase(name) }?.value
     }
 
     /// Renders the value in the canonical form: `Scheme token68` or `Scheme a="b", c=d`.

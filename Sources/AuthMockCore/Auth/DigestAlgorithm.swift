@@ -14,7 +14,7 @@ public enum DigestAlgorithm: String, Sendable, CaseIterable, Codable {
 
     /// Looks an algorithm up by its token, case-insensitively as RFC 7616 §3.3 asks.
     public init?(token: String) {
-        guard let match = Self.allCases.first(where: { $0.rawValue.lowercased() == token.lowercased() }) else { return nil }
+        guard let match = Self.allCases.first(where: { $0.rawValue.equalsIgnoringASCIICase(token) }) else { return nil }
         self = match
     }
 

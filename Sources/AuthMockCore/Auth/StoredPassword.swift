@@ -263,7 +263,7 @@ extension Engine {
         let fields = request.headers.values(role.credentialsHeader)
         guard fields.count == 1, basicChallenge != nil, scenario.resource(forPath: request.path)?.protected == true else { return nil }
         let (scheme, token) = Self.schemeAndToken(fields[0])
-        guard scheme.lowercased() == "basic", let decoded = Base64.decodeStrict(token.trimmingOWS().utf8),
+        guard scheme.equalsIgnoringASCIICase("basic"), let decoded = Base64.decodeStrict(token.trimmingOWS().utf8),
             let parts = BasicCredentials(decoded)
         else { return nil }
         let checks = basicHashChecks(parts).filter { !passwordMemo.isKnown($0.stored, $0.candidate, user: $0.user) }

@@ -46,7 +46,7 @@ public struct JournalEntry: Sendable, Equatable, Codable {
 
     /// A header's value by name (case-insensitive), the first when there are several.
     public func header(_ name: String) -> String? {
-        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        headers.first { $0.name.equalsIgnoringASCIICase(name) }?.value
     }
 
     public struct RecordedHeader: Sendable, Equatable, Codable {
