@@ -8,7 +8,7 @@ struct Banner {
 
     var text: String {
         var lines = ["authmock \(AuthMockCommand.version) serving \"\(scenario.name)\"" + (scenario.description.isEmpty ? "" : ": \(scenario.description)")]
-        lines.append("  listening  \(ready.url)")
+        lines.append("  listening  \(ready.url)  (\(ready.protocols.joined(separator: ", ")))")
         if let http = ready.httpURL { lines.append("  plain      \(http)") }
         if let proxy = ready.proxy {
             let users = proxy.users.map(Self.describe).joined(separator: ", ")
@@ -47,6 +47,11 @@ struct Banner {
         if let proxy = ready.proxy {
             words += ["-x", proxy.url]
             if let user = proxy.users.first { words += ["--proxy-anyauth", "--proxy-user", Self.shellQuote("\(user.name):\(Self.password(user))")] }
+        }
+        switch scenario.http2.mode {
+        case .only: words.append("--http2")
+        case .priorKnowledge: words.append("--http2-prior-knowledge")
+        case .off, .offer: break
         }
         if let tls = ready.tls {
             words += ["--cacert", Self.shellQuote(tls.caFile)]

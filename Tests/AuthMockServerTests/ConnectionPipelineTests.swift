@@ -33,7 +33,7 @@ struct ConnectionPipelineTests {
             let pipelines = ServerPipelines(
                 engines: engines, registry: ConnectionRegistry(),
                 timeouts: ConnectionGuard.Timeouts(header: .seconds(10), idle: .seconds(60)),
-                decoderLimits: .init(), maxBodySize: 1 << 20, logger: .init(label: "test"),
+                decoderLimits: .init(), maxBodySize: 1 << 20, http2: scenario.http2, logger: .init(label: "test"),
                 perform: { _, loop in loop.makeSucceededVoidFuture() },
                 origin: { port in port == originPort ? OriginListener(port: port, tls: nil) : nil }
             )

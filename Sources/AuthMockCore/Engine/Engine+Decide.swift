@@ -34,6 +34,7 @@ extension Engine {
         }
 
         let fields = request.headers.values(role.credentialsHeader)
+        if let refusal = http11Required(request, credentials: fields) { return refusal }
         if fields.isEmpty, let user = ntlmUser(on: request.connection.id), activeUser(named: user) != nil, !isLocked(user) {
             return Decision(
                 response: grant(resource, user: user), verdict: .ntlmConnectionAuthenticated,
@@ -127,6 +128,30 @@ extension Engine {
                 verdict: .malformedAuthorization, detail: reason, credentials: presented
             )
         }
+    }
+
+    /// NTLM and Negotiate authenticate a connection, which HTTP/2 multiplexes: on an HTTP/2 stream, unless the
+    /// scenario allows them, a request that presents one, or that could only be answered with one (the
+    /// scenario offers no other scheme), gets `RST_STREAM` `HTTP_1_1_REQUIRED` instead of a response.
+    private func http11Required(_ request: Request, credentials fields: [String]) -> Decision? {
+        guard request.connection.httpProtocol == .h2, scenario.http2.connectionAuth == .reset else { return nil }
+        let reason: String
+        if let field = fields.first {
+            let scheme = Self.schemeAndToken(field).scheme
+            guard Self.isConnectionBound(scheme) else { return nil }
+            reason = "the client sent \(scheme) credentials on HTTP/2 stream \(request.connection.stream ?? 0)"
+        } else {
+            let offered = scenario.challenges.map(\.scheme)
+            guard !offered.isEmpty, offered.allSatisfy(Self.isConnectionBound) else { return nil }
+            reason = "the resource needs \(offered.joined(separator: " or ")), which HTTP/2 cannot carry (stream \(request.connection.stream ?? 0))"
+        }
+        var response = Response(status: 0)
+        response.streamReset = .http11Required
+        return Decision(response: response, verdict: .http2HTTP11Required, detail: reason + ": reset with HTTP_1_1_REQUIRED")
+    }
+
+    static func isConnectionBound(_ scheme: some StringProtocol) -> Bool {
+        String(scheme).equalsIgnoringASCIICase("NTLM") || String(scheme).equalsIgnoringASCIICase("Negotiate")
     }
 
     /// The options of the scenario's NTLM (or Negotiate) challenge, if it offers one.

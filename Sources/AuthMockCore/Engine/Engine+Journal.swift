@@ -19,7 +19,8 @@ extension Engine {
             credentials: credentials, challenges: challenges.isEmpty ? nil : challenges
         )
         entry.leaks = Self.leaks(in: request, role: role)
-        entry.fault = response.fault?.journalText
+        entry.fault = response.fault?.journalText(over: request.connection.httpProtocol)
+        entry.reset = response.streamReset?.rawValue
         return append(entry)
     }
 

@@ -57,12 +57,18 @@ public struct ConnectionInfo: Sendable, Equatable {
     public var remote: String?
     /// What TLS negotiated; nil on a plain connection.
     public var tls: TLSFacts?
+    /// The HTTP version the request came in: HTTP/1.1 (or 1.0), or an HTTP/2 stream of the connection.
+    public var httpProtocol: HTTPProtocol
+    /// The HTTP/2 stream id; nil over HTTP/1.x.
+    public var stream: Int?
 
-    public init(id: UInt64, exchange: Int, remote: String? = nil, tls: TLSFacts? = nil) {
+    public init(id: UInt64, exchange: Int, remote: String? = nil, tls: TLSFacts? = nil, httpProtocol: HTTPProtocol = .http1, stream: Int? = nil) {
         self.id = id
         self.exchange = exchange
         self.remote = remote
         self.tls = tls
+        self.httpProtocol = httpProtocol
+        self.stream = stream
     }
 }
 
@@ -147,6 +153,8 @@ public struct Response: Sendable, Equatable {
     public var chunked = false
     /// A scenario fault the shell plays instead of (or around) writing this response normally.
     public var fault: Fault.Effect?
+    /// HTTP/2 only: reset the stream with this error instead of answering (status is then 0).
+    public var streamReset: StreamReset?
 
     public init(status: Int, headers: [HeaderField] = [], body: [UInt8] = [], closeConnection: Bool = false) {
         self.status = status
@@ -156,4 +164,10 @@ public struct Response: Sendable, Equatable {
     }
 
     public var bodyText: String { String(decoding: body, as: UTF8.self) }
+}
+
+/// An HTTP/2 stream error the server answers with instead of a response (RFC 9113 §7).
+public enum StreamReset: String, Sendable, Equatable, Codable {
+    /// `HTTP_1_1_REQUIRED` (0xd): the client must retry the request over HTTP/1.1.
+    case http11Required = "HTTP_1_1_REQUIRED"
 }

@@ -18,6 +18,8 @@ extension JournalEntry {
             verdict: verdict, detail: detail, status: status, challenges: challenges, tls: connection.tls,
             bodySHA256: body.isEmpty ? nil : SHA256.hash(data: body).hexString
         )
+        httpProtocol = connection.httpProtocol.rawValue
+        stream = connection.stream
     }
 
     /// A connection rather than a request (a TLS handshake, a refused connection): status 0, nothing was

@@ -39,10 +39,17 @@ public struct JournalEntry: Sendable, Equatable, Codable {
     public var leaks: [String]?
     /// The scenario's fault played on this answer (`close`, `stall 2s`, …); absent when none.
     public var fault: String?
+    /// Exchanges: `http/1.1` (HTTP/1.0 included) or `h2`.
+    public var httpProtocol: String?
+    /// The HTTP/2 stream the request came on; absent over HTTP/1.x.
+    public var stream: Int?
+    /// The HTTP/2 stream error sent instead of a response (`HTTP_1_1_REQUIRED`); status is then 0.
+    public var reset: String?
 
     /// Whether this entry is an HTTP exchange (a request and the answer sent), rather than a TLS
-    /// connection record or a change to a user. Status 0 marks the latter: nothing was sent.
-    public var isExchange: Bool { status != 0 }
+    /// connection record or a change to a user. Status 0 without a stream reset marks the latter:
+    /// nothing was sent.
+    public var isExchange: Bool { status != 0 || reset != nil }
 
     /// A header's value by name (case-insensitive), the first when there are several.
     public func header(_ name: String) -> String? {
@@ -67,6 +74,8 @@ public struct JournalEntry: Sendable, Equatable, Codable {
         case bodyBytes = "body_bytes"
         case bodySHA256 = "body_sha256"
         case credentials, verdict, detail, status, challenges, tls, requests, hop, leaks, fault
+        case httpProtocol = "protocol"
+        case stream, reset
     }
 
     public init(from decoder: any Decoder) throws {
@@ -96,6 +105,9 @@ public struct JournalEntry: Sendable, Equatable, Codable {
         hop = try container.decodeIfPresent(String.self, forKey: .hop)
         leaks = try container.decodeIfPresent([String].self, forKey: .leaks)
         fault = try container.decodeIfPresent(String.self, forKey: .fault)
+        httpProtocol = try container.decodeIfPresent(String.self, forKey: .httpProtocol)
+        stream = try container.decodeIfPresent(Int.self, forKey: .stream)
+        reset = try container.decodeIfPresent(String.self, forKey: .reset)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -121,6 +133,9 @@ public struct JournalEntry: Sendable, Equatable, Codable {
         try container.encodeIfPresent(hop, forKey: .hop)
         try container.encodeIfPresent(leaks, forKey: .leaks)
         try container.encodeIfPresent(fault, forKey: .fault)
+        try container.encodeIfPresent(httpProtocol, forKey: .httpProtocol)
+        try container.encodeIfPresent(stream, forKey: .stream)
+        try container.encodeIfPresent(reset, forKey: .reset)
     }
 
     public init(

@@ -28,6 +28,8 @@ public struct Verdict: RawRepresentable, Sendable, Hashable, Codable, CustomStri
     public static let headerTimeout: Verdict = "http.header-timeout"
     /// A connection beyond the server's connection limit, closed at once (no request was read).
     public static let connectionLimit: Verdict = "connection.limit"
+    /// NTLM or Negotiate on an HTTP/2 stream: reset with `HTTP_1_1_REQUIRED` (RFC 9113 §7), no response.
+    public static let http2HTTP11Required: Verdict = "http2.http11-required"
 
     // TLS connections (one entry per connection, written when it closes).
     /// The handshake completed and the client sent at least one request.
@@ -107,7 +109,7 @@ public struct Verdict: RawRepresentable, Sendable, Hashable, Codable, CustomStri
     /// Every verdict the engine gives, for checking the names case files use (a test keeps it complete).
     public static let known: [Verdict] = [
         .noCredentials, .publicResource, .notFound, .malformedRequest, .headersTooLarge, .bodyTooLarge, .headerTimeout, .connectionLimit,
-        .tlsOK, .tlsNoRequest,
+        .http2HTTP11Required, .tlsOK, .tlsNoRequest,
         .tlsHandshakeFailed, .ntlmNegotiate, .ntlmOK, .ntlmConnectionAuthenticated, .ntlmMalformed, .ntlmUnknownUser,
         .ntlmWrongPassword, .ntlmWrongDomain, .ntlmV1Refused, .ntlmConnectionChanged, .ntlmNoChallenge, .ntlmAnonymous,
         .negotiateKerberosUnsupported, .proxyTargetRefused, .proxyBadTarget, .credentialStalePassword, .credentialLocked,

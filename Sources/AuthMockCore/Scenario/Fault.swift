@@ -49,6 +49,16 @@ public struct Fault: Sendable, Equatable {
 
         public static let names = ["close", "disconnect", "stall", "drop-body", "delay"]
 
+        /// How the journal shows it over a protocol: over HTTP/2, `close` is played as a `GOAWAY` after the
+        /// answer and `drop-body` as an `RST_STREAM` after half the body, and named so.
+        public func journalText(over httpProtocol: HTTPProtocol) -> String {
+            switch (self, httpProtocol) {
+            case (.close, .h2): "goaway"
+            case (.dropBody, .h2): "drop-body rst-stream"
+            default: journalText
+            }
+        }
+
         /// How the journal shows it: `stall 2s`, `delay 0.5s`, `close`.
         public var journalText: String {
             switch self {

@@ -29,6 +29,8 @@ public struct Scenario: Sendable, Equatable {
     public var secondPort = false
     /// Ways the origin misbehaves (close after the challenge, stall, …), first match wins.
     public var faults: [Fault] = []
+    /// HTTP/2 on the origin's listeners (off by default).
+    public var http2 = HTTP2Policy()
 
     public init(
         name: String,
@@ -44,8 +46,10 @@ public struct Scenario: Sendable, Equatable {
         timeline: [TimelineStep] = [],
         proxy: ProxySettings? = nil,
         secondPort: Bool = false,
-        faults: [Fault] = []
+        faults: [Fault] = [],
+        http2: HTTP2Policy = HTTP2Policy()
     ) {
+        self.http2 = http2
         self.secondPort = secondPort
         self.faults = faults
         self.name = name

@@ -49,7 +49,8 @@ public enum ScenarioLoader {
     /// The keys the loader accepts, by section: the single source for the docs and the schema test.
     /// `case` and `expect` are the runner's sections; their own keys are AuthMockCheck's `CaseLoader.keys`.
     public static let keys: [String: [String]] = [
-        "scenario": ["version", "name", "description", "realm", "users", "challenges", "challenge-style", "nonce", "unauthorized", "resources", "tls", "timeline", "proxy", "second-port", "faults", "case", "expect"],
+        "scenario": ["version", "name", "description", "realm", "users", "challenges", "challenge-style", "nonce", "unauthorized", "resources", "tls", "timeline", "proxy", "second-port", "faults", "http2", "case", "expect"],
+        "http2": ["mode", "connection-auth"],
         "user": ["name", "password", "domain"],
         "users file": ["htpasswd", "htdigest"],
         "challenge.basic": ["scheme", "charset"],

@@ -44,14 +44,44 @@ extension ScenarioReader {
         let proxy = fields["proxy"].flatMap(proxySettings)
         let secondPort = fields["second-port"].flatMap { bool($0, "second-port") } ?? false
         let faults = fields["faults"].map { self.faults($0, what: "faults") } ?? []
-        let scenario = Scenario(
+        let http2 = fields["http2"].map { self.http2($0, tls: tls != nil) } ?? HTTP2Policy()
+        var scenario = Scenario(
             name: name, description: description, realm: realm, users: users, challenges: challenges, challengeStyle: style,
             nonce: nonce, unauthorized: unauthorized, resources: resources, tls: tls, timeline: timeline, proxy: proxy,
             secondPort: secondPort, faults: faults
         )
+        scenario.http2 = http2
         sections(fields, scenario)
         checkAcrossSections(scenario, fields: fields, root: root, usersHadErrors: usersHadErrors, challengesHadErrors: challengesHadErrors)
         return scenario
+    }
+
+    /// `http2: offer`, or a mapping with `mode:` and `connection-auth:`. TLS modes need `tls:`, prior
+    /// knowledge needs plain HTTP.
+    func http2(_ node: Node, tls: Bool) -> HTTP2Policy {
+        var settings = HTTP2Policy()
+        var modeNode = node
+        if case .mapping = node {
+            guard let fields = mapping(node, "http2", allowed: ScenarioLoader.keys["http2"]!, required: ["mode"]) else { return settings }
+            guard let mode = fields["mode"] else { return settings }
+            modeNode = mode
+            if let auth = fields["connection-auth"] {
+                settings.connectionAuth = choice(auth, "http2.connection-auth", HTTP2Policy.ConnectionAuth.self) ?? .reset
+            }
+        }
+        guard let mode = choice(modeNode, "http2", HTTP2Policy.Mode.self) else { return settings }
+        switch mode {
+        case .offer where !tls, .only where !tls:
+            report(modeNode, "http2: \(mode.rawValue) negotiates h2 in the TLS handshake, and this scenario has no `tls:`", hint: "add `tls:`, or write `http2: prior-knowledge` for h2 over plain HTTP")
+        case .priorKnowledge where tls:
+            report(modeNode, "http2: prior-knowledge is h2 over plain HTTP, and this scenario serves TLS", hint: "write `http2: offer` (ALPN h2 and http/1.1) or `http2: only`")
+        case .off where settings.connectionAuth != .reset:
+            report(modeNode, "http2.connection-auth has no effect when HTTP/2 is off", hint: "write `mode: offer`, or remove `connection-auth`")
+        default:
+            break
+        }
+        settings.mode = mode
+        return settings
     }
 
     /// Rules that span sections (skipped where a section's own errors already explain the gap).

@@ -11,7 +11,12 @@ import NIOCore
 /// - While the server answers (a slow hash, a scenario's stall or delay), no timer runs.
 ///
 /// The ``ExchangeHandler`` tells the guard when a request's head and body are in, the ``ResponseWriter``
-/// when the answer is out. The timer is one scheduled task
+/// when the answer is out.
+///
+/// An HTTP/2 connection multiplexes its requests, so the guard of one (``becomeMultiplexed()``) counts
+/// open streams instead: the idle timer runs while none is open, the header timer never (the HTTP/2
+/// handler bounds a request's header block), and a shutdown's quiescing closes the connection once its
+/// last stream is done. The timer is one scheduled task
 /// whose deadline moves: re-arming on the hot path only writes a number.
 final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
@@ -48,6 +53,11 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     var onIdleTimeout: (() -> Void)?
     /// Set by a scenario's `close` fault: the next bytes the client sends end the connection unread.
     private var closeOnNextRequest = false
+    /// HTTP/2: the connection's streams are counted, not its requests.
+    private(set) var multiplexed = false
+    private var openStreams = 0
+    /// HTTP/2, shutting down: close when the last open stream closes.
+    private var closeWhenNoStreams = false
 
     init(timeouts: Timeouts) {
         self.timeouts = timeouts
@@ -74,6 +84,11 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if multiplexed {
+            if openStreams == 0 { arm(timeouts.idle) }
+            context.fireChannelRead(data)
+            return
+        }
         if closeOnNextRequest {
             context.close(promise: nil)
             return
@@ -90,22 +105,60 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelRead(data)
     }
 
-    // MARK: What the exchange handler reports
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        // NIO's HTTP/1.1 pipelining handler quiesces an HTTP/1.1 connection; an HTTP/2 one is closed here
+        // once its streams are answered.
+        if multiplexed, event is ChannelShouldQuiesceEvent {
+            closeWhenNoStreams = true
+            if openStreams == 0 { context.close(promise: nil) }
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    // MARK: HTTP/2
+
+    /// The connection speaks HTTP/2 from now on.
+    func becomeMultiplexed() {
+        multiplexed = true
+        phase = .awaitingRequest
+        arm(timeouts.idle)
+    }
+
+    func streamOpened() {
+        openStreams += 1
+        disarm()
+    }
+
+    func streamClosed() {
+        openStreams -= 1
+        guard openStreams == 0 else { return }
+        if closeWhenNoStreams {
+            context?.close(promise: nil)
+        } else {
+            arm(timeouts.idle)
+        }
+    }
+
+    // MARK: What the exchange handler reports (HTTP/1.x; over HTTP/2 the streams count)
 
     /// The request head is complete.
     func headReceived() {
+        guard !multiplexed else { return }
         phase = .receivingBody
         arm(timeouts.idle)
     }
 
     /// The request is complete: the server's turn.
     func requestReceived() {
+        guard !multiplexed else { return }
         phase = .answering
         disarm()
     }
 
     /// The answer is written: wait for the next request.
     func responseSent() {
+        guard !multiplexed else { return }
         phase = .awaitingRequest
         arm(timeouts.idle)
     }
@@ -159,7 +212,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         self.deadline = nil
-        if phase == .receivingHead, let bytes = onHeaderTimeout?() {
+        if !multiplexed, phase == .receivingHead, let bytes = onHeaderTimeout?() {
             phase = .answering
             let channel = context.channel
             context.writeAndFlush(wrapOutboundOut(bytes)).whenComplete { _ in channel.close(promise: nil) }

@@ -49,8 +49,12 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private var connectionGuard: ConnectionGuard { writer.connectionGuard }
+    /// The HTTP/2 stream this handler serves; nil on an HTTP/1.x connection.
+    private var stream: HTTP2StreamControl? { writer.stream }
 
     func handlerAdded(context: ChannelHandlerContext) {
+        // An HTTP/2 connection's guard has no header timer: the HTTP/2 handler bounds a header block.
+        guard stream == nil else { return }
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         connectionGuard.onHeaderTimeout = {
             let (handler, context) = loopBound.value
@@ -60,13 +64,24 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func handlerRemoved(context: ChannelHandlerContext) {
         // A CONNECT tunnel replaces this handler: the guard's callback must not reach it any more.
-        connectionGuard.onHeaderTimeout = nil
+        if stream == nil { connectionGuard.onHeaderTimeout = nil }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        // Nothing about a closed connection may outlive it (an NTLM handshake in progress, for one).
-        engines.connectionClosed(record.id)
+        // Nothing about a closed connection may outlive it (an NTLM handshake in progress, for one). A
+        // closed HTTP/2 stream is not its connection: the connection's close ends that state.
+        if stream == nil { engines.connectionClosed(record.id) }
         context.fireChannelInactive()
+    }
+
+    /// The engine's view of the connection, at a new exchange when `starting`.
+    private func connection(starting: Bool) -> ConnectionInfo {
+        var info = starting ? record.startExchange() : record.info
+        if let stream {
+            info.httpProtocol = .h2
+            info.stream = Int(stream.streamID)
+        }
+        return info
     }
 
     // MARK: Inbound: parts → requests
@@ -82,7 +97,7 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
             let tooLarge = (declared ?? 0) > maxBodySize
             state = .receiving(head, tooLarge: tooLarge)
             let interim = InterimResponse.decide(for: head, bodyRefused: tooLarge) {
-                role == .origin && engines.challengesBeforeBody(makeRequest(head, body: [], connection: record.info))
+                role == .origin && engines.challengesBeforeBody(makeRequest(head, body: [], connection: connection(starting: false)))
             }
             switch interim {
             case .none: break
@@ -102,7 +117,7 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
         case (.end, .receiving(let head, let tooLarge)):
             connectionGuard.requestReceived()
             state = .idle
-            let request = makeRequest(head, body: body, connection: record.startExchange())
+            let request = makeRequest(head, body: body, connection: connection(starting: true))
             body = []
             if tooLarge {
                 let detail = "the request body exceeds \(maxBodySize) bytes"
@@ -112,7 +127,7 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
             }
         case (.end, .discarding):
             state = .failed
-            context.close(promise: nil)
+            if stream == nil { context.close(promise: nil) }
         case (.body, _), (.end, _):
             // A body answered early is dropped; parts without a head cannot come from NIO's decoder.
             return
@@ -121,8 +136,9 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     /// Answers a request expecting 100-continue with the challenge it will get anyway.
     private func challengeBeforeBody(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
-        var exchange = engines.handle(makeRequest(head, body: [], connection: record.startExchange()))
-        exchange.response.closeConnection = true
+        var exchange = engines.handle(makeRequest(head, body: [], connection: connection(starting: true)))
+        // HTTP/1.1 cannot leave a body unread and go on; an HTTP/2 stream can.
+        if stream == nil { exchange.response.closeConnection = true }
         state = .discarding
         writer.write(Answer(response: exchange.response, request: head, closeAfter: false), context: context)
         // The body may still come (and is dropped): the idle timeout watches it.
@@ -145,7 +161,7 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// its bytes (it writes them below the HTTP codec, which holds only half a request).
     private func headerTimedOut(context: ChannelHandlerContext) -> ByteBuffer {
         let detail = "the request head did not arrive within the header timeout"
-        let exchange = engines.reject(nil, connection: record.startExchange(), role: role, status: 408, verdict: .headerTimeout, detail: detail, close: true)
+        let exchange = engines.reject(nil, connection: connection(starting: true), role: role, status: 408, verdict: .headerTimeout, detail: detail, close: true)
         state = .failed
         return ResponseWriter.closingBytes(of: exchange.response, allocator: context.channel.allocator)
     }
@@ -170,7 +186,7 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .idle:
             head = nil
         }
-        let connection = record.startExchange()
+        let connection = connection(starting: true)
         let partial = head.map { makeRequest($0, body: [], connection: connection) }
         switch parserError {
         case .invalidEOFState:

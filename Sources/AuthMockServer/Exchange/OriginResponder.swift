@@ -9,11 +9,12 @@ final class OriginResponder: ExchangeResponder {
     typealias Perform = @Sendable ([ServerAction], any EventLoop) -> EventLoopFuture<Void>
 
     private let engines: LockedEngines
-    private let decoder: RequestDecoderSlot
+    /// HTTP/1.1's request decoder, renewed after an ignored Upgrade; nil on an HTTP/2 stream.
+    private let decoder: RequestDecoderSlot?
     private let perform: Perform
     private let logger: Logger
 
-    init(engines: LockedEngines, decoder: RequestDecoderSlot, perform: @escaping Perform, logger: Logger) {
+    init(engines: LockedEngines, decoder: RequestDecoderSlot?, perform: @escaping Perform, logger: Logger) {
         self.engines = engines
         self.decoder = decoder
         self.perform = perform
@@ -23,7 +24,7 @@ final class OriginResponder: ExchangeResponder {
     func respond(to incoming: ExchangeRequest, writer: ResponseWriter, context: ChannelHandlerContext) {
         // The origin upgrades nothing: after `Upgrade: h2c` (or a CONNECT sent to it) the connection
         // goes on in HTTP/1.1, read by a fresh decoder.
-        if RequestDecoderSlot.stopsDecoder(incoming.head) { decoder.renew(context: context) }
+        if let decoder, RequestDecoderSlot.stopsDecoder(incoming.head) { decoder.renew(context: context) }
         guard let slowCheck = engines.slowPasswordCheck(incoming.request) else {
             answer(incoming, exchange: engines.handle(incoming.request), writer: writer, context: context)
             return

@@ -10,10 +10,19 @@ import NIOHTTP1
 struct ResponseWriter {
     let connectionGuard: ConnectionGuard
     let registry: ConnectionRegistry
+    /// The HTTP/2 stream answered; nil on an HTTP/1.x connection. Over HTTP/2 the connection's faults take
+    /// their HTTP/2 forms: `close` is a `GOAWAY` after the answer, `drop-body` an `RST_STREAM` after half
+    /// the body, `disconnect` closes the TCP connection.
+    var stream: HTTP2StreamControl? = nil
 
     /// Writes an answer through `context` (a handler whose outbound type is `HTTPServerResponsePart`),
     /// playing the scenario's fault on it if it carries one.
     func write(_ answer: Answer, context: ChannelHandlerContext) {
+        if answer.response.streamReset != nil {
+            // Only the engine's answer to an HTTP/2 stream carries one.
+            if let stream { stream.reset(.http11Required) } else { context.close(promise: nil) }
+            return
+        }
         guard let fault = answer.response.fault else {
             send(answer, context: context)
             return
@@ -29,7 +38,7 @@ struct ResponseWriter {
         case .dropBody:
             send(plain, context: context, ending: .dropBody)
         case .disconnect:
-            context.close(promise: nil)
+            (stream?.connection ?? channel).close(promise: nil)
         case .stall(let seconds):
             // Nothing is written; NIO's pipelining handler holds any later request of this connection.
             registry.markStalled(channel)
@@ -67,10 +76,10 @@ struct ResponseWriter {
         // HEAD, 204 and 304 carry no body (the encoder drops Content-Length for the last two).
         let hasBody = request.method != .HEAD && response.status != 204 && response.status != 304 && !response.body.isEmpty
         if ending == .dropBody {
-            // The head promised the whole body; half of it comes, then the connection ends.
+            // The head promised the whole body; half of it comes, then the connection (or stream) ends.
             if hasBody { writeBody(response.body.prefix(response.body.count / 2), context: context) }
             context.flush()
-            channel.close(promise: nil)
+            if let stream { stream.reset(.internalError) } else { channel.close(promise: nil) }
             return
         }
         if hasBody {
@@ -80,6 +89,13 @@ struct ResponseWriter {
             for piece in pieces where !piece.isEmpty { writeBody(piece, context: context) }
         }
         let end = NIOAny(HTTPServerResponsePart.end(nil))
+        if let stream {
+            // The stream ends with its answer. Closing "the connection" after it (a fault, a certificate
+            // rotation) is a GOAWAY: the client opens a new connection for later requests.
+            context.writeAndFlush(end, promise: nil)
+            if ending == .closeOnReuse || response.closeConnection { stream.goAway() }
+            return
+        }
         if !keepAlive && answer.closeAfter {
             context.writeAndFlush(end).whenComplete { _ in channel.close(promise: nil) }
         } else {

@@ -112,7 +112,7 @@ public final class AuthMockServer: Sendable {
         guard let identity else { return nil }
         return try TLSRuntime(
             identity: identity, clientCertificate: settings?.clientCertificate ?? .none,
-            versions: settings.map { $0.minVersion ... $0.maxVersion } ?? .v1_2 ... .v1_3,
+            versions: settings.map { $0.minVersion ... $0.maxVersion } ?? .v1_2 ... .v1_3, alpn: scenario.http2.alpn,
             directory: configuration.certificatesDirectory.map { URL(fileURLWithPath: $0) }
         )
     }
@@ -151,7 +151,7 @@ public final class AuthMockServer: Sendable {
         ServerPipelines(
             engines: engines, registry: connections,
             timeouts: ConnectionGuard.Timeouts(header: TimeAmount(configuration.headerTimeout), idle: TimeAmount(configuration.idleTimeout)),
-            decoderLimits: decoderLimits, maxBodySize: configuration.maxBodySize, logger: logger, perform: performActions,
+            decoderLimits: decoderLimits, maxBodySize: configuration.maxBodySize, http2: scenario.http2, logger: logger, perform: performActions,
             origin: { [weak self] port in self?.origin(at: port) }
         )
     }

@@ -22,6 +22,9 @@ public struct ReadyInfo: Codable, Sendable, Equatable {
     public var secondURL: String?
     /// With a `proxy:` section: the forward proxy and its users.
     public var proxy: ProxyInfo?
+    /// What the origin speaks, in ALPN's names: `http/1.1`, and `h2` (over TLS) or `h2c` (prior knowledge)
+    /// when the scenario has `http2:`.
+    public var protocols: [String]
 
     public struct ProxyInfo: Codable, Sendable, Equatable {
         /// `http://127.0.0.1:PORT`, as clients take it (`curl -x`, `HTTPS_PROXY`).
@@ -30,7 +33,7 @@ public struct ReadyInfo: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case url, port, scenario, users, journal, control, tls, proxy
+        case url, port, scenario, users, journal, control, tls, proxy, protocols
         case httpURL = "http_url"
         case secondURL = "second_url"
     }
@@ -45,6 +48,7 @@ public struct ReadyInfo: Codable, Sendable, Equatable {
         tls = server.tls
         httpURL = server.httpURL
         secondURL = server.secondURL
+        protocols = server.scenario.http2.protocols
         proxy = server.proxyURL.map { ProxyInfo(url: $0, users: server.scenario.proxy?.users ?? []) }
     }
 

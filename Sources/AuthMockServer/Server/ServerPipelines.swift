@@ -2,7 +2,9 @@ import AuthMockCore
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import NIOSSL
+import NIOTLS
 
 /// Builds the handlers of each new connection, in the order a request meets them.
 ///
@@ -15,6 +17,13 @@ import NIOSSL
 /// BackPressureHandler                              holds reads while the client does not read
 /// ExchangeHandler (origin) → OriginResponder       parts → Request; the engine's answer → ResponseWriter
 /// ```
+/// Over HTTP/2 (ALPN `h2`, or the preface on a prior-knowledge listener) the guard counts streams, NIO's
+/// HTTP/2 handler follows it, and each stream gets its own
+/// ```
+/// HTTP2StreamControl                               RST_STREAM and GOAWAY, which HTTP/1 parts cannot say
+/// HTTP2FramePayloadToHTTP1ServerCodec              NIO's: the stream as HTTP/1 parts
+/// ExchangeHandler (origin) → OriginResponder       as above: one stream, one engine request
+/// ```
 /// A proxy connection has the same layers without TLS, with a ``ForwardProxyResponder`` in place of the
 /// ``OriginResponder``; a granted CONNECT swaps its HTTP layers for an origin connection's (see
 /// `ServerPipelines+Proxy.swift`). The responders are called by the exchange handler, not pipeline
@@ -25,6 +34,8 @@ struct ServerPipelines: Sendable {
     let timeouts: ConnectionGuard.Timeouts
     let decoderLimits: NIOHTTPDecoderLimitConfiguration
     let maxBodySize: Int
+    /// HTTP/2 on the origin's listeners (and through CONNECT tunnels to them).
+    let http2: HTTP2Policy
     let logger: Logger
     let perform: OriginResponder.Perform
     /// The origin listening on a port, if it is one of the server's (the proxy's only targets).
@@ -55,6 +66,39 @@ struct ServerPipelines: Sendable {
         }
         // Below the HTTP codec, above TLS: the guard sees every byte of a request as it arrives.
         try sync.addHandler(connectionGuard)
+        switch (http2.mode, record.isTLS) {
+        case (.offer, true), (.only, true):
+            // The HTTP layers wait for the handshake's ALPN; `only` speaks h2 whatever was agreed.
+            let speakH2Anyway = http2.mode == .only
+            let loopBound = NIOLoopBound((record, connectionGuard), eventLoop: channel.eventLoop)
+            try sync.addHandler(ApplicationProtocolNegotiationHandler { [self] result, channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let (record, connectionGuard) = loopBound.value
+                    if case .negotiated("h2") = result {
+                        try addHTTP2Handlers(to: channel, record: record, connectionGuard: connectionGuard)
+                    } else if speakH2Anyway {
+                        try addHTTP2Handlers(to: channel, record: record, connectionGuard: connectionGuard)
+                    } else {
+                        try addHTTP1Handlers(to: channel, record: record, connectionGuard: connectionGuard)
+                    }
+                }
+            })
+        case (.priorKnowledge, false):
+            try sync.addHandler(HTTP2PrefaceSniffer { [self] isH2, context in
+                if isH2 {
+                    try addHTTP2Handlers(to: context.channel, record: record, connectionGuard: connectionGuard)
+                } else {
+                    try addHTTP1Handlers(to: context.channel, record: record, connectionGuard: connectionGuard)
+                }
+            })
+        default:
+            try addHTTP1Handlers(to: channel, record: record, connectionGuard: connectionGuard)
+        }
+    }
+
+    /// HTTP/1.1 behind the guard.
+    private func addHTTP1Handlers(to channel: any Channel, record: ConnectionRecord, connectionGuard: ConnectionGuard) throws {
+        let sync = channel.pipeline.syncOperations
         // NIO's server pipeline, with a decoder that can be renewed after an Upgrade it ignored. Pipelining
         // assistance serialises pipelined requests and implements quiescing (ChannelShouldQuiesceEvent) for
         // graceful shutdown. Error handling is ours, so that protocol errors are journaled.
@@ -65,11 +109,48 @@ struct ServerPipelines: Sendable {
         try sync.addHandler(exchangeHandler(role: .origin, record: record, connectionGuard: connectionGuard, responder: origin))
     }
 
+    /// HTTP/2 behind the guard: NIO's connection handler, and per stream the control, NIO's translation
+    /// to HTTP/1 parts and the exchange handler. Every stream shares the connection's record (its id and
+    /// exchange count); its NTLM state ends with the TCP connection, not with a stream.
+    private func addHTTP2Handlers(to channel: any Channel, record: ConnectionRecord, connectionGuard: ConnectionGuard) throws {
+        connectionGuard.becomeMultiplexed()
+        let engines = self.engines, id = record.id
+        channel.closeFuture.whenComplete { _ in engines.connectionClosed(id) }
+        var connection = NIOHTTP2Handler.ConnectionConfiguration()
+        connection.initialSettings = [
+            HTTP2Setting(parameter: .maxConcurrentStreams, value: 100),
+            HTTP2Setting(parameter: .maxHeaderListSize, value: decoderLimits.maxHeaderListSize),
+        ]
+        let loopBound = NIOLoopBound((record, connectionGuard), eventLoop: channel.eventLoop)
+        _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
+            mode: .server, connectionConfiguration: connection, streamConfiguration: .init()
+        ) { [self] stream in
+            stream.eventLoop.makeCompletedFuture {
+                let (record, connectionGuard) = loopBound.value
+                try addStreamHandlers(to: stream, connection: channel, record: record, connectionGuard: connectionGuard)
+            }
+        }
+    }
+
+    private func addStreamHandlers(to stream: any Channel, connection: any Channel, record: ConnectionRecord, connectionGuard: ConnectionGuard) throws {
+        let streamID = try stream.syncOptions!.getOption(HTTP2StreamChannelOptions.streamID)
+        connectionGuard.streamOpened()
+        let loopBound = NIOLoopBound(connectionGuard, eventLoop: stream.eventLoop)
+        stream.closeFuture.whenComplete { _ in loopBound.value.streamClosed() }
+        let control = HTTP2StreamControl(streamID: streamID, connection: connection)
+        let sync = stream.pipeline.syncOperations
+        try sync.addHandlers([control, HTTP2FramePayloadToHTTP1ServerCodec()])
+        let origin = OriginResponder(engines: engines, decoder: nil, perform: perform, logger: logger)
+        try sync.addHandler(exchangeHandler(role: .origin, record: record, connectionGuard: connectionGuard, responder: origin, stream: control))
+    }
+
     func exchangeHandler(
-        role: Engine.Role, record: ConnectionRecord, connectionGuard: ConnectionGuard, responder: any ExchangeResponder
+        role: Engine.Role, record: ConnectionRecord, connectionGuard: ConnectionGuard, responder: any ExchangeResponder,
+        stream: HTTP2StreamControl? = nil
     ) -> ExchangeHandler {
         ExchangeHandler(
-            role: role, engines: engines, record: record, writer: ResponseWriter(connectionGuard: connectionGuard, registry: registry),
+            role: role, engines: engines, record: record,
+            writer: ResponseWriter(connectionGuard: connectionGuard, registry: registry, stream: stream),
             maxBodySize: maxBodySize, logger: logger, responder: responder
         )
     }

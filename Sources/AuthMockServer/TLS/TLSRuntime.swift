@@ -27,13 +27,15 @@ final class TLSRuntime: Sendable {
     private let rotation = NIOLock()
     private let clientCertificate: ClientCertificateMode
     private let versions: ClosedRange<TLSProtocolVersion>
+    /// The ALPN protocols offered, in order (`http/1.1`; `h2` first when the scenario has HTTP/2).
+    let alpn: [String]
     let directory: URL
     private let ownsDirectory: Bool
 
     /// - Parameter directory: where to write the files; nil makes a temporary one, removed by ``close()``.
     init(
         identity: TLSIdentity, clientCertificate: ClientCertificateMode, versions: ClosedRange<TLSProtocolVersion> = .v1_2 ... .v1_3,
-        directory: URL?
+        alpn: [String] = ["http/1.1"], directory: URL?
     ) throws {
         if let directory {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -46,8 +48,9 @@ final class TLSRuntime: Sendable {
         }
         self.clientCertificate = clientCertificate
         self.versions = versions
+        self.alpn = alpn
         let info = try TLSInfo.write(identity, to: self.directory)
-        let context = try Self.makeContext(identity, clientCertificate: clientCertificate, versions: versions)
+        let context = try Self.makeContext(identity, clientCertificate: clientCertificate, versions: versions, alpn: alpn)
         current = NIOLockedValueBox(Current(identity: identity, context: context, info: info))
     }
 
@@ -66,7 +69,7 @@ final class TLSRuntime: Sendable {
     func rotate(keepKey: Bool) throws -> TLSInfo {
         try rotation.withLock {
             let identity = try current.withLockedValue { $0.identity }.rotated(keepKey: keepKey)
-            let context = try Self.makeContext(identity, clientCertificate: clientCertificate, versions: versions)
+            let context = try Self.makeContext(identity, clientCertificate: clientCertificate, versions: versions, alpn: alpn)
             let info = try TLSInfo.write(identity, to: directory)
             current.withLockedValue { $0 = Current(identity: identity, context: context, info: info) }
             return info
@@ -79,7 +82,7 @@ final class TLSRuntime: Sendable {
     }
 
     static func makeContext(
-        _ identity: TLSIdentity, clientCertificate: ClientCertificateMode, versions: ClosedRange<TLSProtocolVersion>
+        _ identity: TLSIdentity, clientCertificate: ClientCertificateMode, versions: ClosedRange<TLSProtocolVersion>, alpn: [String]
     ) throws -> NIOSSLContext {
         let chain = try identity.chainPEMs.map { try NIOSSLCertificate(bytes: Array($0.utf8), format: .pem) }
         let key = try NIOSSLPrivateKey(bytes: Array(identity.privateKeyPEM.utf8), format: .pem)
@@ -88,7 +91,7 @@ final class TLSRuntime: Sendable {
         )
         configuration.minimumTLSVersion = versions.lowerBound.nio
         configuration.maximumTLSVersion = versions.upperBound.nio
-        configuration.applicationProtocols = ["http/1.1"]
+        configuration.applicationProtocols = alpn
         if clientCertificate != .none, let clientCA = identity.clientCAPEM {
             configuration.trustRoots = .certificates([try NIOSSLCertificate(bytes: Array(clientCA.utf8), format: .pem)])
             configuration.sendCANameList = true
