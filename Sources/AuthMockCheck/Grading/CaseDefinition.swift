@@ -1,3 +1,4 @@
+import AuthMockCore
 /// What a scenario file adds to become a conformance case: the `case:` section (what the client is asked
 /// to do, with which inputs) and the `expect:` section (how its behaviour is judged from the journal).
 ///
@@ -44,7 +45,7 @@ public struct CaseDefinition: Sendable, Equatable {
     /// The features the runner knows; the loader refuses others, so that a typo cannot skip a case silently.
     public static let knownFeatures = [
         "basic", "digest", "ntlm", "negotiate", "proxy", "connect", "tls", "custom-ca", "pinning", "cert-pinning", "client-certificate", "redirects", "body",
-        "parallel", "repeat", "timeout",
+        "parallel", "repeat", "timeout", "h2",
     ]
 }
 
@@ -247,6 +248,8 @@ public struct EntryPattern: Sendable, Equatable {
     public var nonceReused: Bool?
     /// Whether the journal flagged a credential sent to the wrong party.
     public var leak: Bool?
+    /// The HTTP version the request came in: `http/1.1` or `h2`.
+    public var httpProtocol: HTTPProtocol?
 
     /// The scheme, per hop, this pattern asks credentials of (`any`: ``SchemeUse/anyScheme``); nil when it
     /// asks for none or does not say.

@@ -27,7 +27,7 @@ public enum CaseLoader {
         "case.give": ["password", "proxy-password", "ca", "pin", "cert-pin", "client-certificate", "timeout"],
         "expect": ["outcome", "implemented", "checks"],
         "check": ["that", "grade", "sequence", "never", "at-most", "at-least", "of", "after", "observe"],
-        "pattern": ["kind", "hop", "method", "status", "verdict", "credentials", "algorithm", "qop", "userhash", "authority", "tls", "client-certificate", "body", "nonce-reused", "leak"],
+        "pattern": ["kind", "hop", "method", "status", "verdict", "credentials", "algorithm", "qop", "userhash", "authority", "tls", "client-certificate", "body", "nonce-reused", "leak", "protocol"],
     ]
 }
 
@@ -302,9 +302,16 @@ extension ScenarioReader {
         if let node = fields["body"] { pattern.body = choice(node, "\(what).body", EntryPattern.Body.self) }
         if let node = fields["nonce-reused"] { pattern.nonceReused = bool(node, "\(what).nonce-reused") }
         if let node = fields["leak"] { pattern.leak = bool(node, "\(what).leak") }
+        if let node = fields["protocol"], let text = string(node, "\(what).protocol") {
+            if let value = HTTPProtocol(rawValue: text.lowercased()) {
+                pattern.httpProtocol = value
+            } else {
+                report(node, "protocol '\(text)' is not known", hint: "write http/1.1 or h2")
+            }
+        }
         if pattern.kind == .tls {
             // TLS connection records carry no HTTP fields: such a pattern would match nothing.
-            let httpOnly = ["hop", "method", "status", "credentials", "algorithm", "qop", "userhash", "authority", "body", "nonce-reused", "leak"]
+            let httpOnly = ["hop", "method", "status", "credentials", "algorithm", "qop", "userhash", "authority", "body", "nonce-reused", "leak", "protocol"]
             for key in httpOnly {
                 if let keyNode = fields.entries[key]?.key {
                     report(keyNode, "\(what).\(key) never matches a TLS connection record", hint: "TLS records have a verdict and tls; drop kind: tls or this key")

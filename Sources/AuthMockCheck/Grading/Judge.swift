@@ -352,6 +352,7 @@ public struct Judge: Sendable {
         }
         if let reused = pattern.nonceReused, (Self.nc(of: entry).map { $0 > 1 } ?? false) != reused { return false }
         if let leak = pattern.leak, (entry.leaks?.isEmpty == false) != leak { return false }
+        if let wanted = pattern.httpProtocol, entry.httpProtocol != wanted.rawValue { return false }
         return true
     }
 
@@ -416,6 +417,7 @@ public struct Judge: Sendable {
         }
         if let reused = pattern.nonceReused { parts.append(reused ? "reusing a nonce (nc > 1)" : "with a fresh nonce") }
         if let leak = pattern.leak { parts.append(leak ? "leaking a credential" : "leaking nothing") }
+        if let wanted = pattern.httpProtocol { parts.append(wanted == .h2 ? "over HTTP/2" : "over HTTP/1.1") }
         if let verdicts = pattern.verdict { parts.append("judged \(verdicts.joined(separator: " or "))") }
         if let statuses = pattern.status { parts.append("answered \(statuses.map(String.init).joined(separator: " or "))") }
         return parts.isEmpty ? "any request" : parts.joined(separator: ", ")
@@ -448,7 +450,8 @@ public struct Judge: Sendable {
         if let host = entry.headers.first(where: { $0.name.lowercased() == "host" })?.value, host.lowercased() != authority {
             text += " Host: \(host)"
         }
-        text += " → \(entry.status) \(entry.verdict)"
+        if let stream = entry.stream { text += " (h2 stream \(stream))" }
+        text += entry.reset.map { " → RST_STREAM \($0) \(entry.verdict)" } ?? " → \(entry.status) \(entry.verdict)"
         if let leaks = entry.leaks, !leaks.isEmpty { text += " LEAK: " + leaks.joined(separator: ", ") }
         return text
     }
