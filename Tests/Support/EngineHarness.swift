@@ -14,6 +14,8 @@ public struct Harness {
     public var now = t0
     public var connection: UInt64 = 1
     public var exchange = 0
+    /// Requests go as HTTP/2 streams (odd ids from 1, as a client opens them) when `.h2`.
+    public var httpProtocol = HTTPProtocol.http1
 
     public init(_ scenario: Scenario, journalCapacity: Int = 10_000) {
         var random = RandomSource.seeded(7)
@@ -27,7 +29,10 @@ public struct Harness {
         exchange += 1
         let request = Request(
             method: method, target: target, headers: headers, body: body,
-            connection: ConnectionInfo(id: connection, exchange: exchange, remote: "127.0.0.1:40000")
+            connection: ConnectionInfo(
+                id: connection, exchange: exchange, remote: "127.0.0.1:40000", httpProtocol: httpProtocol,
+                stream: httpProtocol == .h2 ? 2 * exchange - 1 : nil
+            )
         )
         return engine.handle(request, now: now, random: &random)
     }
