@@ -142,6 +142,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                // The HTTP/2 load test opens thousands of streams with NIO's own HTTP/2 client.
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 // Handler tests on EmbeddedChannel: no socket, no thread.
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),
