@@ -21,6 +21,7 @@ extension AuthMockCommand {
                 }
                 let challenges = scenario.challenges.map(\.summary).joined(separator: "; ")
                 var transport = scenario.tls.map { "HTTPS (\($0.identity.rawValue))" } ?? "HTTP"
+                if scenario.http2.mode != .off { transport += " speaking " + scenario.http2.protocols.joined(separator: ", ") }
                 if let proxy = scenario.proxy {
                     transport += ", proxy offering " + (proxy.challenges.isEmpty ? "nothing (open)" : proxy.challenges.map(\.summary).joined(separator: "; "))
                 }

@@ -39,6 +39,20 @@ struct HTTP2Tests {
         }
     }
 
+    /// The forward proxy speaks HTTP/1.1; inside its CONNECT tunnel the origin negotiates h2 as on a
+    /// direct connection.
+    @Test func connectTunnelCarriesHTTP2() async throws {
+        try await withServer(try Self.scenario("http2: offer\nproxy: {challenges: []}")) { server in
+            let ca = try #require(server.tls).caFile
+            let proxy = try #require(server.proxyURL)
+            let answer = try await curl(["--http2", "-x", proxy, "--cacert", ca, "-u", "alice:wonderland", server.url])
+            #expect(answer.status == 200)
+            let origin = Self.exchanges(server).filter { $0.hop == nil }
+            #expect(origin.map(\.httpProtocol) == ["h2"])
+            #expect(Self.exchanges(server).filter { $0.hop == "proxy" }.map(\.method) == ["CONNECT"])
+        }
+    }
+
     /// Prior knowledge on plain HTTP: the h2 preface gets HTTP/2, anything else HTTP/1.1, on one port.
     @Test func priorKnowledgeBesideHTTP1() async throws {
         try await withServer(try Self.scenario("http2: prior-knowledge", tls: false)) { server in

@@ -74,24 +74,22 @@ struct ServerPipelines: Sendable {
             try sync.addHandler(ApplicationProtocolNegotiationHandler { [self] result, channel in
                 channel.eventLoop.makeCompletedFuture {
                     let (record, connectionGuard) = loopBound.value
-                    if case .negotiated("h2") = result {
-                        try addHTTP2Handlers(to: channel, record: record, connectionGuard: connectionGuard)
-                    } else if speakH2Anyway {
-                        try addHTTP2Handlers(to: channel, record: record, connectionGuard: connectionGuard)
-                    } else {
-                        try addHTTP1Handlers(to: channel, record: record, connectionGuard: connectionGuard)
-                    }
+                    try addHTTPHandlers(h2: result == .negotiated("h2") || speakH2Anyway, to: channel, record: record, connectionGuard: connectionGuard)
                 }
             })
         case (.priorKnowledge, false):
             try sync.addHandler(HTTP2PrefaceSniffer { [self] isH2, context in
-                if isH2 {
-                    try addHTTP2Handlers(to: context.channel, record: record, connectionGuard: connectionGuard)
-                } else {
-                    try addHTTP1Handlers(to: context.channel, record: record, connectionGuard: connectionGuard)
-                }
+                try addHTTPHandlers(h2: isH2, to: context.channel, record: record, connectionGuard: connectionGuard)
             })
         default:
+            try addHTTP1Handlers(to: channel, record: record, connectionGuard: connectionGuard)
+        }
+    }
+
+    private func addHTTPHandlers(h2: Bool, to channel: any Channel, record: ConnectionRecord, connectionGuard: ConnectionGuard) throws {
+        if h2 {
+            try addHTTP2Handlers(to: channel, record: record, connectionGuard: connectionGuard)
+        } else {
             try addHTTP1Handlers(to: channel, record: record, connectionGuard: connectionGuard)
         }
     }
