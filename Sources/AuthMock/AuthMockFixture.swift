@@ -89,6 +89,10 @@ public final class AuthMockFixture: Sendable {
     /// The current user named `name`, if they can authenticate.
     public func user(_ name: String) -> User? { users.first { $0.name == name } }
 
+    /// What the origin speaks, in ALPN's names (`["http/1.1"]`; with the scenario's `http2:`, `h2` or
+    /// `h2c` first): the ready line's `protocols`.
+    public var protocols: [String] { server.scenario.http2.protocols }
+
     // MARK: - TLS
 
     /// The TLS files and pins (current after a rotation); nil without TLS.

@@ -224,6 +224,24 @@ import Testing
 
     /// A TLS fixture exposes its CA file and PEM, client certificates and the public-key pin; a rotation
     /// with a new key changes the pin, one that keeps the key keeps it.
+    /// The scenario's `http2:` reaches the fixture: it says what it speaks, and a stream shows in `requests`.
+    @Test func http2PassesThrough() async throws {
+        let yaml = """
+            version: 1
+            name: fixture-h2
+            tls: {identity: ca-signed}
+            http2: offer
+            users: [{name: alice, password: wonderland}]
+            challenges: [{scheme: Basic}]
+            """
+        try await withAuthMock(yaml: yaml) { server in
+            #expect(server.protocols == ["h2", "http/1.1"])
+            let answer = try await curl(["--http2", "--cacert", server.caFile!.path, "-u", "alice:wonderland", server.url.absoluteString])
+            #expect(answer.status == 200)
+            #expect(server.requests.map(\.httpProtocol) == ["h2"])
+        }
+    }
+
     @Test func tlsFilesPinsAndRotation() async throws {
         let yaml = """
             version: 1
