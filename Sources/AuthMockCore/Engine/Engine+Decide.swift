@@ -150,8 +150,8 @@ extension Engine {
         return Decision(response: response, verdict: .http2HTTP11Required, detail: reason + ": reset with HTTP_1_1_REQUIRED")
     }
 
-    static func isConnectionBound(_ scheme: some StringProtocol) -> Bool {
-        String(scheme).equalsIgnoringASCIICase("NTLM") || String(scheme).equalsIgnoringASCIICase("Negotiate")
+    static func isConnectionBound(_ scheme: String) -> Bool {
+        scheme.equalsIgnoringASCIICase("NTLM") || scheme.equalsIgnoringASCIICase("Negotiate")
     }
 
     /// The options of the scenario's NTLM (or Negotiate) challenge, if it offers one.

@@ -41,14 +41,9 @@ public struct HTTP2Policy: Sendable, Equatable {
         self.connectionAuth = connectionAuth
     }
 
-    /// The ALPN protocols a TLS listener offers, in the server's order of preference.
-    public var alpn: [String] {
-        switch mode {
-        case .off, .priorKnowledge: ["http/1.1"]
-        case .offer: ["h2", "http/1.1"]
-        case .only: ["h2"]
-        }
-    }
+    /// The ALPN protocols a TLS listener offers, in the server's order of preference: what it speaks, but
+    /// for prior knowledge, which is not negotiated (and not TLS).
+    public var alpn: [String] { mode == .priorKnowledge ? ["http/1.1"] : protocols }
 
     /// What the ready line and banner say the origin speaks.
     public var protocols: [String] {
