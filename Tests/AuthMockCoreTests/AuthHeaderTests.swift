@@ -70,6 +70,22 @@ struct AuthHeaderTests {
         #expect(parsed[parameter: "v"] == #"a "b" \c"#)
     }
 
+    /// A backslash or a quote followed by a combining mark is still escaped. FuzzAuthorization found
+    /// `D e="\\\<U+0300>ple!\\ "`: it parsed, but its rendering did not parse back to the same value.
+    @Test(arguments: ["\\\u{300}ple!", "\"\u{301}", "a\\\\\u{300}\\"])
+    func quoteEscapesBeforeCombiningMarks(value: String) throws {
+        let quoted = AuthHeader.quote(value)
+        let escapes = value.unicodeScalars.filter { $0 == "\\" || $0 == "\"" }.count
+        #expect(quoted.unicodeScalars.filter { $0 == "\\" }.count == value.unicodeScalars.filter { $0 == "\\" }.count + escapes)
+        #expect(try AuthHeader.parseCredentials("D e=\(quoted)")[parameter: "e"] == value)
+    }
+
+    @Test func fuzzerFoundCombiningMarkRoundTrips() throws {
+        let parsed = try AuthHeader.parseCredentials("D e=\"\\\\\\\u{300}ple!\\\\ \", o=x")
+        #expect(parsed[parameter: "e"] == "\\\u{300}ple!\\ ")
+        #expect(try AuthHeader.parseCredentials(parsed.rendered) == parsed)
+    }
+
     /// A challenge rendered as a field value (a realm with quotes in it, a bare algorithm) parses back to the same value.
     @Test func renderedRoundTrips() throws {
         let value = AuthHeaderValue(

@@ -84,14 +84,18 @@ public enum AuthHeader {
     }
 
     /// Quotes a value as an HTTP quoted-string, escaping `"` and `\`.
+    ///
+    /// It walks Unicode scalars, not characters: a backslash followed by a combining mark (`\` U+0300) is one
+    /// `Character` that equals neither `"` nor `\`, and would go out unescaped (found by FuzzAuthorization).
     public static func quote(_ value: String) -> String {
-        var out = "\""
-        for char in value {
-            if char == "\"" || char == "\\" { out.append("\\") }
-            out.append(char)
+        var out = String.UnicodeScalarView()
+        out.append("\"")
+        for scalar in value.unicodeScalars {
+            if scalar == "\"" || scalar == "\\" { out.append("\\") }
+            out.append(scalar)
         }
         out.append("\"")
-        return out
+        return String(out)
     }
 
     static func isTokenChar(_ c: UInt8) -> Bool {
