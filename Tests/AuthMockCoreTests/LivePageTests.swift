@@ -40,6 +40,16 @@ struct LivePageTests {
         #expect(html.contains("<script>\(Engine.pageScript)</script>"))
     }
 
+    /// A `<` or `"` followed by a combining mark is one Swift `Character` that equals neither; the escape
+    /// still catches it, so a client cannot open a tag or leave an attribute with it.
+    @Test func markupFollowedByCombiningMarksIsEscaped() {
+        let hostile = "<\u{338}img src=x onerror=alert(3)>\"\u{301}'\u{301}&\u{301}"
+        let escaped = JournalHTML.escape(hostile)
+        #expect(!escaped.unicodeScalars.contains { "<>\"'".unicodeScalars.contains($0) })
+        #expect(escaped.hasPrefix("&lt;\u{338}img"))
+        #expect(escaped.hasSuffix("&amp;\u{301}"))
+    }
+
     /// Newest first; the users with their current passwords; a Basic password in the journal is masked.
     @Test func journalNewestFirstWithUsers() throws {
         var h = Harness(Self.scenario)

@@ -262,6 +262,22 @@ struct ScenarioLoaderTests {
         #expect(diagnostics("- a\n- b\n").first?.hasPrefix("bad.yaml:1:1: the scenario must be a mapping, found a list") == true)
     }
 
+    /// A fixed opaque goes out quoted without escapes, so a quote or backslash in it is refused, also when a
+    /// combining mark follows it and makes one Character of the pair.
+    @Test(arguments: ["a\\\\\u{301}b", "a\\\"\u{301}b", "a\\\\b"])
+    func opaqueWithQuoteOrBackslashIsRefused(value: String) {
+        let problems = diagnostics("""
+            version: 1
+            name: x
+            users: [{name: alice, password: w}]
+            challenges:
+              - scheme: Digest
+                opaque: "\(value)"
+            """)
+        #expect(problems.count == 1)
+        #expect(problems.first?.hasPrefix("bad.yaml:6:13: opaque must not contain quotes, backslashes or control characters") == true, "\(problems)")
+    }
+
     /// NTLM's domain and server are limited to 256 code points, not Characters: one Character with
     /// 11,000 combining marks passed, and the first NEGOTIATE then trapped on the CHALLENGE's 16-bit
     /// lengths. Found with FuzzScenarioLoader.

@@ -4,20 +4,22 @@
 /// credentials, details quoting them) is escaped: in the hostile cases they are the attacker's.
 public enum JournalHTML {
     /// `&`, `<`, `>`, `"` and `'` as entities: safe in text and in quoted attribute values.
+    ///
+    /// It walks Unicode scalars: `<` followed by a combining mark is one `Character` that is not `"<"`, and a
+    /// client could otherwise slip a tag past it.
     public static func escape(_ text: String) -> String {
-        var result = ""
-        result.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&#39;"
-            default: result.append(character)
+        var result = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": result.append(contentsOf: "&amp;".unicodeScalars)
+            case "<": result.append(contentsOf: "&lt;".unicodeScalars)
+            case ">": result.append(contentsOf: "&gt;".unicodeScalars)
+            case "\"": result.append(contentsOf: "&quot;".unicodeScalars)
+            case "'": result.append(contentsOf: "&#39;".unicodeScalars)
+            default: result.append(scalar)
             }
         }
-        return result
+        return String(result)
     }
 
     /// A CSS class for a status or a verdict: `ok` (2xx, 3xx), `challenge` (401, 407), `refused` (other).

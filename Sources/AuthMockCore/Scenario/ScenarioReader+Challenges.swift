@@ -80,7 +80,7 @@ extension ScenarioReader {
             if case .scalar(let scalar) = node, scalar.style == .plain, ["true", "false"].contains(scalar.string.lowercased()) {
                 digest.opaque = scalar.string.lowercased() == "true" ? .generated : .none
             } else if let value = string(node, "opaque") {
-                if value.contains(where: { $0 == "\"" || $0 == "\\" }) || Self.hasControlCharacter(value) {
+                if value.unicodeScalars.contains(where: { $0 == "\"" || $0 == "\\" }) || Self.hasControlCharacter(value) {
                     report(node, "opaque must not contain quotes, backslashes or control characters", hint: "use letters, digits and + / =")
                 }
                 digest.opaque = .fixed(value)
