@@ -52,6 +52,37 @@ struct NTLMEngineTests {
         #expect(infoText.contains("FILESERVER"))
     }
 
+    /// SIGN and SEAL a NEGOTIATE asks for come back in the CHALLENGE (MS-NLMP §3.2.5.1.1); gss-ntlmssp
+    /// (curl's Negotiate) refuses a CHALLENGE without them. Not asked for, they are not granted.
+    @Test(arguments: [(UInt32(0x0000_0030), UInt32(0x30)), (0, 0), (0x0000_0010, 0x10)])
+    func signAndSealAreEchoed(asked: UInt32, granted: UInt32) throws {
+        var h = try ntlm()
+        let negotiate = Array("NTLMSSP".utf8) + [0, 1, 0, 0, 0] + le32(0x0000_0201 | asked) + [UInt8](repeating: 0, count: 16)
+        let message = try #require(h.send(authorization: "NTLM " + Data(negotiate).base64EncodedString()).token("NTLM"))
+        let flags = (0..<4).reduce(UInt32(0)) { $0 | UInt32(message[20 + $1]) << (8 * $1) }
+        #expect(flags & 0x30 == granted)
+    }
+
+    /// Each named corruption of the CHALLENGE's TargetInfoFields, and the journal saying what was sent.
+    @Test(arguments: NTLMCorruption.allCases)
+    func corruptedChallenge(corruption: NTLMCorruption) throws {
+        var h = try ntlm { $0.corruption = corruption }
+        let exchange = h.send(authorization: "NTLM " + Data(alice.negotiate()).base64EncodedString())
+        let message = try #require(exchange.token("NTLM"))
+        let length = Int(message[40]) | Int(message[41]) << 8
+        let offset = (0..<4).reduce(0) { $0 | Int(message[44 + $1]) << (8 * $1) }
+        switch corruption {
+        case .targetInfoPastEnd: #expect(offset < message.count && offset + length == message.count + 4096)
+        case .targetInfoOffsetWraps: #expect(offset == 0xFFFF_FFF0 && UInt32(truncatingIfNeeded: offset + length) == 0x30)
+        case .targetInfoInHeader: #expect(offset == 0 && length > 30)
+        }
+        #expect(exchange.entry?.hostile == "NTLM CHALLENGE \(corruption.rawValue): TargetInfoFields length \(length) at offset \(offset), in a \(message.count)-byte message")
+        #expect(exchange.entry?.verdict == .ntlmNegotiate)
+        // A well-formed CHALLENGE is not hostile.
+        var plain = try ntlm()
+        #expect(plain.send(authorization: "NTLM " + Data(alice.negotiate()).base64EncodedString()).entry?.hostile == nil)
+    }
+
     /// A wrong password, domain or user, and NTLMv1 (or its NTLM2 session response) where only v2 is
     /// accepted: each refused with its own verdict.
     @Test(arguments: [

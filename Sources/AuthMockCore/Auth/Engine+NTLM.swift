@@ -82,7 +82,7 @@ extension Engine {
         let serverChallenge = options.serverChallenge ?? random.bytes(8)
         let challenge = NTLMMessage.challenge(
             serverChallenge: serverChallenge, clientFlags: flags, domain: options.domain, server: options.server,
-            targetInfo: options.targetInfo, timestamp: NTLMMessage.fileTime(unixSeconds: now.timeIntervalSince1970)
+            targetInfo: options.targetInfo, timestamp: NTLMMessage.fileTime(unixSeconds: now.timeIntervalSince1970), corruption: options.corruption
         )
         connections.remember(
             connection, .challenged(serverChallenge: serverChallenge, negotiate: negotiate, unicode: NTLMMessage.negotiatesUnicode(clientFlags: flags))
@@ -91,7 +91,17 @@ extension Engine {
         let header = negotiate
             ? Self.negotiateHeader(SPNEGO.response(.acceptIncomplete, supportedMech: SPNEGO.ntlmOID, token: challenge))
             : "NTLM " + Base64.encode(challenge)
-        return .continueHandshake(.ntlmNegotiate, "NEGOTIATE received; CHALLENGE sent on connection \(connection)", header: header)
+        return .continueHandshake(
+            .ntlmNegotiate, "NEGOTIATE received; CHALLENGE sent on connection \(connection)", header: header,
+            hostile: options.corruption.map { Self.describe($0, in: challenge) }
+        )
+    }
+
+    /// A corrupted CHALLENGE for the journal: `NTLM CHALLENGE target-info-past-end: TargetInfoFields length 4232 at offset 64, in a 200-byte message`.
+    static func describe(_ corruption: NTLMCorruption, in message: [UInt8]) -> String {
+        let length = Int(message[40]) | Int(message[41]) << 8
+        let offset = (0..<4).reduce(0) { $0 | Int(message[44 + $1]) << (8 * $1) }
+        return "NTLM CHALLENGE \(corruption.rawValue): TargetInfoFields length \(length) at offset \(offset), in a \(message.count)-byte message"
     }
 
     /// An AUTHENTICATE: it must answer this connection's CHALLENGE, with a known user's password.

@@ -15,6 +15,12 @@ extension Engine {
         return opaques
     }
 
+    /// What the scenario's raw challenges send, for the journal's `hostile`; nil when it has none.
+    static func hostileChallenges(of scenario: Scenario) -> String? {
+        let raw = scenario.challenges.compactMap { if case .raw(let raw) = $0 { "raw challenge, " + raw.summary } else { nil } }
+        return raw.isEmpty ? nil : raw.joined(separator: "; ")
+    }
+
     /// Every challenge that never changes, rendered; nil for Digest's, which carry a fresh nonce.
     static func fixedChallenges(of scenario: Scenario) -> [String?] {
         scenario.challenges.map { challenge -> String? in
@@ -26,6 +32,7 @@ extension Engine {
             case .ntlm: return "NTLM"
             case .negotiate: return "Negotiate"
             case .custom(let raw): return raw
+            case .raw(let raw): return raw.value
             case .digest: return nil
             }
         }
@@ -59,18 +66,29 @@ extension Engine {
         var response = Response(status: challengeStatus, headers: headers, body: Array(scenario.unauthorized.body.utf8))
         response.closeConnection = scenario.unauthorized.close
         response.chunked = scenario.unauthorized.chunked
+        if scenario.unauthorized.sendChallenge { response.hostile = hostileChallenges }
         return Decision(response: response, verdict: verdict, detail: detail)
     }
 
+    /// One value per header field: a raw challenge's value as many times as it asks for fields.
     mutating func renderChallenges(stale: Bool, now: Date, random: inout some RandomNumberGenerator) -> [String] {
-        scenario.challenges.enumerated().map { index, challenge in
-            if let fixed = fixedChallenges[index] { return fixed }
-            switch challenge {
-            case .digest(let digest):
-                return renderDigestChallenge(digest, index: index, stale: stale, now: now, random: &random)
-            case .basic, .ntlm, .negotiate, .custom:
-                preconditionFailure("rendered once, in init")
+        scenario.challenges.enumerated().flatMap { index, challenge -> [String] in
+            if let fixed = fixedChallenges[index] {
+                if case .raw(let raw) = challenge { return Array(repeating: fixed, count: raw.fields) }
+                return [fixed]
             }
+            return [renderDynamicChallenge(challenge, index: index, stale: stale, now: now, random: &random)]
+        }
+    }
+
+    private mutating func renderDynamicChallenge(
+        _ challenge: Challenge, index: Int, stale: Bool, now: Date, random: inout some RandomNumberGenerator
+    ) -> String {
+        switch challenge {
+        case .digest(let digest):
+            return renderDigestChallenge(digest, index: index, stale: stale, now: now, random: &random)
+        case .basic, .ntlm, .negotiate, .custom, .raw:
+            preconditionFailure("rendered once, in init")
         }
     }
 

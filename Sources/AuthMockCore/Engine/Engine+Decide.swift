@@ -15,7 +15,8 @@ extension Engine {
         case granted(user: String, verdict: Verdict, detail: String? = nil, headers: [HeaderField] = [])
         case challenge(Verdict, String, stale: Bool = false)
         /// A 401 carrying only this challenge (the next leg of a multi-leg handshake such as NTLM).
-        case continueHandshake(Verdict, String, header: String)
+        /// `hostile` says what the scenario corrupted in it on purpose.
+        case continueHandshake(Verdict, String, header: String, hostile: String? = nil)
         case badRequest(Verdict, String)
         /// The credentials field is not a list of auth-params at all (Digest): a 400 saying so.
         case unparseable(String)
@@ -106,12 +107,13 @@ extension Engine {
                 response: response, verdict: verdict, detail: detail ?? "authenticated as \(user)", credentials: presented,
                 authenticatedUser: user
             )
-        case .continueHandshake(let verdict, let detail, let header):
-            let response = Response(
+        case .continueHandshake(let verdict, let detail, let header, let hostile):
+            var response = Response(
                 status: role.challengeStatus,
                 headers: [HeaderField("Content-Type", scenario.unauthorized.contentType), HeaderField(role.challengeHeader, header)],
                 body: Array(scenario.unauthorized.body.utf8)
             )
+            response.hostile = hostile
             return Decision(response: response, verdict: verdict, detail: detail, credentials: presented)
         case .challenge(let verdict, let detail, let stale):
             var decision = challenge(verdict, detail, stale: stale, now: now, random: &random)

@@ -16,12 +16,24 @@ extension Engine {
         let challenges = response.headers.values(challengeHeader)
         var entry = JournalEntry(
             request: request, connection: request.connection, time: now, verdict: verdict, detail: detail, status: response.status,
-            credentials: credentials, challenges: challenges.isEmpty ? nil : challenges
+            credentials: credentials, challenges: challenges.isEmpty ? nil : Self.journaled(challenges)
         )
         entry.leaks = Self.leaks(in: request, role: role)
         entry.fault = response.fault?.journalText(over: request.connection.httpProtocol)
         entry.reset = response.streamReset?.rawValue
+        entry.hostile = response.hostile
         return append(entry)
+    }
+
+    /// The challenges as the journal keeps them: at most 32 fields, each cut to 512 bytes, saying what was
+    /// left out. A hostile scenario sends megabytes; the entry's `hostile` describes all of it.
+    static func journaled(_ challenges: [String]) -> [String] {
+        guard challenges.count > 32 || challenges.contains(where: { $0.utf8.count > 512 }) else { return challenges }
+        var kept = challenges.prefix(32).map { value in
+            value.utf8.count > 512 ? String(decoding: value.utf8.prefix(256), as: UTF8.self) + "… (\(value.utf8.count) bytes)" : value
+        }
+        if challenges.count > 32 { kept.append("… \(challenges.count - 32) more fields") }
+        return kept
     }
 
     /// Records a request the shell refused (unparseable, headers or body too large, a header timeout, a proxy

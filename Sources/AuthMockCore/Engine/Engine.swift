@@ -55,6 +55,8 @@ public struct Engine: Sendable {
     /// 401 path is the hottest path of a client that is never given credentials.
     /// By challenge index; nil for Digest.
     let fixedChallenges: [String?]
+    /// The journal's `hostile` for a 401 carrying the scenario's raw challenges.
+    let hostileChallenges: String?
     /// Whether any user's password is a crypt(3) hash (checked off the event loop, see `slowPasswordCheck`).
     let hasCryptHashes: Bool
 
@@ -90,6 +92,7 @@ public struct Engine: Sendable {
         self.minter = NonceMinter(random: &random)
         self.opaques = Self.opaques(of: scenario, random: &random)
         self.fixedChallenges = Self.fixedChallenges(of: scenario)
+        self.hostileChallenges = Self.hostileChallenges(of: scenario)
         self.hasCryptHashes = scenario.users.contains { if case .crypt? = $0.stored { true } else { false } }
         self.scenarioState = ScenarioState(
             nonces: NonceStore(capacity: scenario.nonce.remember), users: scenario.users.map { UserRecord(user: $0) }

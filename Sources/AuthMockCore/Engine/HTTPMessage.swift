@@ -155,6 +155,8 @@ public struct Response: Sendable, Equatable {
     public var fault: Fault.Effect?
     /// HTTP/2 only: reset the stream with this error instead of answering (status is then 0).
     public var streamReset: StreamReset?
+    /// What makes this answer hostile on purpose (a raw challenge, a corrupted NTLM CHALLENGE), for the journal.
+    public var hostile: String?
 
     public init(status: Int, headers: [HeaderField] = [], body: [UInt8] = [], closeConnection: Bool = false) {
         self.status = status

@@ -45,6 +45,8 @@ public struct JournalEntry: Sendable, Equatable, Codable {
     public var stream: Int?
     /// The HTTP/2 stream error sent instead of a response (`HTTP_1_1_REQUIRED`); status is then 0.
     public var reset: String?
+    /// What made the answer hostile on purpose (a raw challenge, a corrupted NTLM CHALLENGE); absent otherwise.
+    public var hostile: String?
 
     /// Whether this entry is an HTTP exchange (a request and the answer sent), rather than a TLS
     /// connection record or a change to a user. Status 0 without a stream reset marks the latter:
@@ -75,7 +77,7 @@ public struct JournalEntry: Sendable, Equatable, Codable {
         case bodySHA256 = "body_sha256"
         case credentials, verdict, detail, status, challenges, tls, requests, hop, leaks, fault
         case httpProtocol = "protocol"
-        case stream, reset
+        case stream, reset, hostile
     }
 
     public init(from decoder: any Decoder) throws {
@@ -108,6 +110,7 @@ public struct JournalEntry: Sendable, Equatable, Codable {
         httpProtocol = try container.decodeIfPresent(String.self, forKey: .httpProtocol)
         stream = try container.decodeIfPresent(Int.self, forKey: .stream)
         reset = try container.decodeIfPresent(String.self, forKey: .reset)
+        hostile = try container.decodeIfPresent(String.self, forKey: .hostile)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -136,6 +139,7 @@ public struct JournalEntry: Sendable, Equatable, Codable {
         try container.encodeIfPresent(httpProtocol, forKey: .httpProtocol)
         try container.encodeIfPresent(stream, forKey: .stream)
         try container.encodeIfPresent(reset, forKey: .reset)
+        try container.encodeIfPresent(hostile, forKey: .hostile)
     }
 
     public init(

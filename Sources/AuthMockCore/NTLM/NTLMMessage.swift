@@ -9,6 +9,8 @@ enum NTLMMessage: Equatable {
         static let unicode: UInt32 = 0x0000_0001
         static let oem: UInt32 = 0x0000_0002
         static let requestTarget: UInt32 = 0x0000_0004
+        static let sign: UInt32 = 0x0000_0010
+        static let seal: UInt32 = 0x0000_0020
         static let ntlm: UInt32 = 0x0000_0200
         static let alwaysSign: UInt32 = 0x0000_8000
         static let targetTypeDomain: UInt32 = 0x0001_0000
@@ -58,12 +60,15 @@ enum NTLMMessage: Equatable {
 
     /// Builds the CHALLENGE (type 2) message answering a NEGOTIATE with `clientFlags`.
     static func challenge(
-        serverChallenge: [UInt8], clientFlags: UInt32, domain: String, server: String, targetInfo: Bool, timestamp: UInt64
+        serverChallenge: [UInt8], clientFlags: UInt32, domain: String, server: String, targetInfo: Bool, timestamp: UInt64,
+        corruption: NTLMCorruption? = nil
     ) -> [UInt8] {
         let unicode = negotiatesUnicode(clientFlags: clientFlags)
         var flags = (unicode ? Flags.unicode : Flags.oem) | Flags.requestTarget | Flags.ntlm | Flags.alwaysSign | Flags.targetTypeDomain
             | Flags.version
-        flags |= clientFlags & (Flags.extendedSessionSecurity | Flags.key128 | Flags.key56)
+        // MS-NLMP §3.2.5.1.1: SIGN and SEAL asked for are granted (gss-ntlmssp, which curl's GSS-API Negotiate
+        // uses, refuses a CHALLENGE without the SIGN it asked for), and so are the session security options.
+        flags |= clientFlags & (Flags.sign | Flags.seal | Flags.extendedSessionSecurity | Flags.key128 | Flags.key56)
         let targetName = unicode ? NTLMCrypto.utf16le(domain) : Array(domain.utf8)
         var info: [UInt8] = []
         if targetInfo {
@@ -83,9 +88,20 @@ enum NTLMMessage: Equatable {
         var message = signature + le32(2)
         message += le16(UInt16(targetName.count)) + le16(UInt16(targetName.count)) + le32(UInt32(payloadStart))
         message += le32(flags) + serverChallenge + [UInt8](repeating: 0, count: 8)
-        message += le16(UInt16(info.count)) + le16(UInt16(info.count)) + le32(UInt32(payloadStart + targetName.count))
+        let (infoLength, infoOffset) = targetInfoFields(length: info.count, offset: payloadStart + targetName.count, total: payloadStart + targetName.count + info.count, corruption: corruption)
+        message += le16(infoLength) + le16(infoLength) + le32(infoOffset)
         message += [10, 0] + le16(19041) + [0, 0, 0, 0x0F]  // version 10.0.19041, NTLM revision 15
         return message + targetName + info
+    }
+
+    /// The TargetInfoFields (length, offset) as sent: the true ones, or a corruption of them.
+    static func targetInfoFields(length: Int, offset: Int, total: Int, corruption: NTLMCorruption?) -> (length: UInt16, offset: UInt32) {
+        switch corruption {
+        case nil: (UInt16(length), UInt32(offset))
+        case .targetInfoPastEnd?: (UInt16(length + 4096), UInt32(offset))
+        case .targetInfoOffsetWraps?: (0x40, 0xFFFF_FFF0)
+        case .targetInfoInHeader?: (UInt16(length), 0)
+        }
     }
 
     /// Windows FILETIME (100 ns since 1601) for a Unix time in seconds.

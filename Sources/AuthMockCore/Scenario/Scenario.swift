@@ -163,6 +163,10 @@ public enum Challenge: Sendable, Equatable {
     /// A challenge sent verbatim that authmock never accepts: for testing that clients skip schemes they
     /// do not know (e.g. `Newauth realm="apps", type=1`).
     case custom(String)
+    /// A hostile challenge value sent byte for byte, which need not parse and is never accepted: for
+    /// testing that clients survive what a malicious server sends (huge, crafted for a backtracking
+    /// parser, thousands of fields). The exchanges that carry it are journaled `hostile`.
+    case raw(RawChallenge)
 
     /// A short description for people: `Digest SHA-256 qop=auth`, `Basic charset=UTF-8`.
     public var summary: String {
@@ -178,6 +182,16 @@ public enum Challenge: Sendable, Equatable {
             return scheme + (ntlm.allowV1 ? "" : " (NTLMv2 only)")
         case .custom:
             return "\(scheme) (not accepted)"
+        case .raw(let raw):
+            return "raw challenge, \(raw.summary)"
+        }
+    }
+
+    /// Whether authmock can accept credentials for it (custom and raw challenges are only offered).
+    public var isAccepted: Bool {
+        switch self {
+        case .custom, .raw: false
+        case .basic, .digest, .ntlm, .negotiate: true
         }
     }
 
@@ -189,7 +203,56 @@ public enum Challenge: Sendable, Equatable {
         case .ntlm: return "NTLM"
         case .negotiate: return "Negotiate"
         case .custom(let raw): return String(raw.prefix { $0 != " " && $0 != "\t" })
+        case .raw(let raw): return String(raw.value.prefix { $0 != " " && $0 != "\t" && $0 != "," })
         }
+    }
+}
+
+/// A challenge value written in pieces, some repeated: `['Basic realm="', {repeat: "a", times: 40000}, '"']`.
+public struct RawChallenge: Sendable, Equatable {
+    public enum Piece: Sendable, Equatable {
+        case text(String)
+        case repeated(String, times: Int)
+    }
+
+    public var pieces: [Piece]
+    /// How many header fields carry the value (each one whole).
+    public var fields: Int
+
+    public init(pieces: [Piece], fields: Int = 1) {
+        self.pieces = pieces
+        self.fields = fields
+    }
+
+    /// The value as sent.
+    public var value: String {
+        pieces.map { piece in
+            switch piece {
+            case .text(let text): text
+            case .repeated(let text, let times): String(repeating: text, count: times)
+            }
+        }.joined()
+    }
+
+    /// Its size in bytes.
+    public var byteCount: Int {
+        pieces.reduce(0) { total, piece in
+            switch piece {
+            case .text(let text): total + text.utf8.count
+            case .repeated(let text, let times): total + text.utf8.count * times
+            }
+        }
+    }
+
+    /// The value for people, each piece quoted and repeats counted: `1 field of 40008 bytes: "Basic realm=\"" + "a" ×40000 + "\""`.
+    public var summary: String {
+        let shape = pieces.map { piece in
+            switch piece {
+            case .text(let text): AuthHeader.quote(text)
+            case .repeated(let text, let times): "\(AuthHeader.quote(text)) ×\(times)"
+            }
+        }.joined(separator: " + ")
+        return "\(fields) field\(fields == 1 ? "" : "s") of \(byteCount) bytes: \(shape)"
     }
 }
 
@@ -213,14 +276,31 @@ public struct NTLMChallenge: Sendable, Equatable {
     public var domain: String
     /// The server (computer) name in the target info.
     public var server: String
+    /// A named corruption of the CHALLENGE message, for the hostile cases; nil sends a well-formed one.
+    public var corruption: NTLMCorruption?
 
-    public init(serverChallenge: [UInt8]? = nil, targetInfo: Bool = true, allowV1: Bool = true, domain: String = "AUTHMOCK", server: String = "AUTHMOCK-SRV") {
+    public init(
+        serverChallenge: [UInt8]? = nil, targetInfo: Bool = true, allowV1: Bool = true, domain: String = "AUTHMOCK", server: String = "AUTHMOCK-SRV",
+        corruption: NTLMCorruption? = nil
+    ) {
         self.serverChallenge = serverChallenge
         self.targetInfo = targetInfo
         self.allowV1 = allowV1
         self.domain = domain
         self.server = server
+        self.corruption = corruption
     }
+}
+
+/// What a hostile server does to the TargetInfoFields of its NTLM CHALLENGE (the fields curl
+/// CVE-2018-16890 read past): a parser that trusts them reads outside the message.
+public enum NTLMCorruption: String, Sendable, Equatable, CaseIterable {
+    /// The length runs 4,096 bytes past the end of the message; the offset is right.
+    case targetInfoPastEnd = "target-info-past-end"
+    /// Offset 0xFFFFFFF0 and a length of 0x40: their 32-bit sum wraps to 0x30, inside the message.
+    case targetInfoOffsetWraps = "target-info-offset-wraps"
+    /// The offset points into the fixed header (at 0), so the target info overlaps the signature.
+    case targetInfoInHeader = "target-info-in-header"
 }
 
 public struct DigestChallenge: Sendable, Equatable {

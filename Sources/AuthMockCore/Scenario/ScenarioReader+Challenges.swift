@@ -24,8 +24,9 @@ extension ScenarioReader {
     }
 
     func challenge(_ node: Node) -> Challenge? {
-        let all = Array(Set(ScenarioLoader.keys["challenge.digest"]! + ScenarioLoader.keys["challenge.basic"]! + ScenarioLoader.keys["challenge.ntlm"]! + ["custom"])).sorted()
+        let all = Array(Set(ScenarioLoader.keys["challenge.digest"]! + ScenarioLoader.keys["challenge.basic"]! + ScenarioLoader.keys["challenge.ntlm"]! + ["custom", "raw"])).sorted()
         if case .mapping(let map) = node, map["custom"] != nil { return customChallenge(node) }
+        if case .mapping(let map) = node, map["raw"] != nil { return rawChallenge(node) }
         guard let fields = mapping(node, "a challenge", allowed: all, required: ["scheme"]),
             let schemeNode = fields["scheme"], let scheme = string(schemeNode, "scheme")
         else { return nil }
@@ -63,6 +64,59 @@ extension ScenarioReader {
             return nil
         }
         return .custom(raw)
+    }
+
+    /// The most bytes one raw value, and all its fields together, may take: far beyond what clients accept
+    /// (curl's 100 KB, Go's 1 MB of response header), short of exhausting the server.
+    static let rawValueLimit = 1024 * 1024
+    static let rawTotalLimit = 16 * 1024 * 1024
+
+    /// `- raw: [...]`: a hostile value, sent as written (in pieces, some repeated) in `fields` header fields.
+    func rawChallenge(_ node: Node) -> Challenge? {
+        guard let fields = mapping(node, "a raw challenge", allowed: ScenarioLoader.keys["challenge.raw"]!) else { return nil }
+        guard let valueNode = fields["raw"] else { return nil }
+        let items: [Node]
+        if case .sequence(let list) = valueNode { items = Array(list) } else { items = [valueNode] }
+        if items.isEmpty { report(valueNode, "the raw challenge is an empty list", hint: "give a string, or a list of strings and {repeat: TEXT, times: N}") }
+        let before = diagnostics.count
+        var pieces: [RawChallenge.Piece] = []
+        for item in items {
+            if case .mapping = item {
+                guard let piece = mapping(item, "a repeated piece", allowed: ScenarioLoader.keys["challenge.raw.piece"]!, required: ["repeat", "times"]),
+                    let text = piece["repeat"].flatMap({ string($0, "repeat") }),
+                    let times = piece["times"].flatMap({ int($0, "times", in: 1...Self.rawValueLimit) })
+                else { continue }
+                if rawTextProblem(text, at: piece["repeat"]!) { continue }
+                pieces.append(.repeated(text, times: times))
+            } else if let text = string(item, "a raw piece", allowEmpty: false) {
+                if rawTextProblem(text, at: item) { continue }
+                pieces.append(.text(text))
+            }
+        }
+        let count = fields["fields"].flatMap { int($0, "fields", in: 1...10_000) } ?? 1
+        guard diagnostics.count == before else { return nil }
+        let raw = RawChallenge(pieces: pieces, fields: count)
+        if raw.byteCount > Self.rawValueLimit {
+            report(valueNode, "the raw challenge is \(raw.byteCount) bytes, more than \(Self.rawValueLimit)", hint: "lower a `times:`; 1 MiB is beyond what any client accepts")
+            return nil
+        }
+        if raw.byteCount * count > Self.rawTotalLimit {
+            report(fields["fields"] ?? valueNode, "\(count) fields of \(raw.byteCount) bytes are \(raw.byteCount * count) bytes, more than \(Self.rawTotalLimit)", hint: "send fewer fields or a shorter value")
+            return nil
+        }
+        if raw.value.utf8.first.map({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) ?? true {
+            report(valueNode, "the raw challenge starts with white space or is empty", hint: "start it with the scheme, e.g. 'Basic realm=…'")
+            return nil
+        }
+        return .raw(raw)
+    }
+
+    /// A raw piece is sent in a header: no line breaks, NUL or other control characters (they would end
+    /// the field or be refused by the HTTP layer before any client saw them).
+    private func rawTextProblem(_ text: String, at node: Node) -> Bool {
+        guard Self.hasControlCharacter(text) else { return false }
+        report(node, "a raw piece contains a line break or control character", hint: "header values cannot carry them; use printable text")
+        return true
     }
 
     func digestChallenge(_ fields: Fields) -> DigestChallenge {
@@ -111,6 +165,12 @@ extension ScenarioReader {
         }
         if let node = fields["target-info"] { ntlm.targetInfo = bool(node, "target-info") ?? true }
         if let node = fields["allow-v1"] { ntlm.allowV1 = bool(node, "allow-v1") ?? true }
+        if let node = fields["corrupt"] {
+            ntlm.corruption = choice(node, "corrupt", NTLMCorruption.self)
+            if ntlm.corruption != nil, !ntlm.targetInfo {
+                report(node, "corrupt: \(ntlm.corruption!.rawValue) corrupts the target info, which `target-info: false` leaves out", hint: "remove target-info: false")
+            }
+        }
         for key in ["domain", "server"] {
             guard let node = fields[key], let text = string(node, key) else { continue }
             // Code points, as schema.json's maxLength counts: one Character may hold thousands

@@ -89,7 +89,7 @@ extension ScenarioReader {
         if scenario.resources.contains(where: \.protected), scenario.challenges.isEmpty, !challengesHadErrors {
             report(fields["challenges"] ?? root, "protected resources need at least one challenge", hint: "add `challenges:` with `- scheme: Basic` or `- scheme: Digest`")
         }
-        let needsUsers = scenario.challenges.contains { if case .custom = $0 { false } else { true } }
+        let needsUsers = scenario.challenges.contains(where: \.isAccepted)
         if let node = fields["users"] { checkUserFileFits(scenario.users, challenges: scenario.challenges, at: node) }
         if needsUsers, scenario.users.isEmpty, !usersHadErrors {
             report(fields.entries["challenges"]?.key ?? root, "Basic and Digest challenges need users", hint: "add `users:` with `- name: alice` and `password: …`")
@@ -193,7 +193,7 @@ extension ScenarioReader {
         guard fromHtpasswd || fromHtdigest else { return }
         for challenge in challenges {
             switch challenge {
-            case .basic, .custom:
+            case .basic, .custom, .raw:
                 continue
             case .digest(let digest):
                 if fromHtpasswd {

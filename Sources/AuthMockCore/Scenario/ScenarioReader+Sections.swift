@@ -75,7 +75,7 @@ extension ScenarioReader {
         }
         let users = fields["users"].map { self.users($0, realm: realm) } ?? []
         let challenges = fields["challenges"].map(challenges) ?? []
-        if challenges.contains(where: { if case .custom = $0 { false } else { true } }), users.isEmpty {
+        if challenges.contains(where: \.isAccepted), users.isEmpty {
             report(fields.entries["challenges"]?.key ?? node, "proxy challenges need proxy users", hint: "add `users:` under `proxy:`")
         }
         if let node = fields["users"] { checkUserFileFits(users, challenges: challenges, at: node) }

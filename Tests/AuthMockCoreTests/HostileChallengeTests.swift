@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+@testable import AuthMockCore
+
+/// Raw challenges (hostile values sent as written, in pieces and fields) and the NTLM `corrupt:` key: how
+/// the loader reads and refuses them, what the engine sends, and what the journal keeps of it.
+struct HostileChallengeTests {
+    static func scenario(_ challenges: String, style: String = "separate") throws -> Scenario {
+        try ScenarioLoader.load(yaml: """
+            version: 1
+            name: hostile
+            users: [{name: alice, password: wonderland}]
+            challenge-style: \(style)
+            challenges:
+            \(challenges)
+            """, file: "hostile.yaml", files: .inMemory([:]))
+    }
+
+    @Test func piecesAndFieldsLoad() throws {
+        let scenario = try Self.scenario("""
+              - raw: ['Basic realm="', {repeat: ", ", times: 3}, '"']
+                fields: 2
+              - raw: Newauth x
+            """)
+        #expect(scenario.challenges == [
+            .raw(RawChallenge(pieces: [.text("Basic realm=\""), .repeated(", ", times: 3), .text("\"")], fields: 2)),
+            .raw(RawChallenge(pieces: [.text("Newauth x")])),
+        ])
+        guard case .raw(let raw) = scenario.challenges[0] else { return }
+        #expect(raw.value == "Basic realm=\", , , \"")
+        #expect(raw.byteCount == raw.value.utf8.count)
+        #expect(raw.summary == #"2 fields of 20 bytes: "Basic realm=\"" + ", " ×3 + "\"""#)
+        #expect(scenario.challenges[0].scheme == "Basic")
+        #expect(!scenario.challenges[0].isAccepted)
+    }
+
+    /// Each mistake where it stands, with what would be right.
+    @Test func mistakesArePlaced() {
+        func first(_ challenges: String) -> String? {
+            diagnostics("version: 1\nname: x\nusers: [{name: a, password: b}]\nchallenges:\n\(challenges)\n").first
+        }
+        #expect(first("  - raw: \"Basic\\r\\nX-Injected: 1\"") == "bad.yaml:5:10: a raw piece contains a line break or control character — header values cannot carry them; use printable text")
+        #expect(first("  - raw: [Basic, {repeat: a, times: 2000000}]") == "bad.yaml:5:37: times is 2000000, out of range — use a number from 1 to 1048576")
+        #expect(first("  - raw: [{repeat: aaaa, times: 300000}]") == "bad.yaml:5:10: the raw challenge is 1200000 bytes, more than 1048576 — lower a `times:`; 1 MiB is beyond what any client accepts")
+        #expect(first("  - raw: [{repeat: aaaa, times: 1000}]\n    fields: 5000") == "bad.yaml:6:13: 5000 fields of 4000 bytes are 20000000 bytes, more than 16777216 — send fewer fields or a shorter value")
+        #expect(first("  - raw: ' Basic'") == "bad.yaml:5:10: the raw challenge starts with white space or is empty — start it with the scheme, e.g. 'Basic realm=…'")
+        #expect(first("  - raw: []") == "bad.yaml:5:10: the raw challenge is an empty list — give a string, or a list of strings and {repeat: TEXT, times: N}")
+        #expect(first("  - raw: [{repeat: a}]") == "bad.yaml:5:11: a repeated piece has no 'times' — add `times: …`")
+        #expect(first("  - raw: Basic\n    fields: 0") == "bad.yaml:6:13: fields is 0, out of range — use a number from 1 to 10000")
+        #expect(first("  - raw: Basic\n    feilds: 2")?.hasPrefix("bad.yaml:6:5: unknown key 'feilds'") == true)
+        #expect(first("  - scheme: NTLM\n    corrupt: target-info-too-long")?.hasPrefix("bad.yaml:6:14: corrupt 'target-info-too-long' is not known") == true)
+        #expect(first("  - scheme: NTLM\n    target-info: false\n    corrupt: target-info-past-end") == "bad.yaml:7:14: corrupt: target-info-past-end corrupts the target info, which `target-info: false` leaves out — remove target-info: false")
+        #expect(first("  - scheme: Basic\n    corrupt: target-info-past-end")?.hasPrefix("bad.yaml:6:5: 'corrupt' does not apply to Basic challenges") == true)
+    }
+
+    /// The 401 carries the value byte for byte, once per field, beside the real challenges; the journal
+    /// keeps 32 fields of at most 512 bytes and says in `hostile` what all of it was.
+    @Test func engineSendsEveryFieldAndJournalsASummary() throws {
+        var h = Harness(try Self.scenario("""
+              - scheme: Basic
+              - raw: ['Digest nonce="', {repeat: n, times: 2000}, '"']
+                fields: 40
+            """))
+        let exchange = h.send()
+        let fields = exchange.response.headers.values("WWW-Authenticate")
+        #expect(fields.count == 41)
+        #expect(fields[0] == "Basic realm=\"authmock\"")
+        #expect(fields[1] == "Digest nonce=\"" + String(repeating: "n", count: 2000) + "\"")
+        #expect(Set(fields.dropFirst()).count == 1)
+        let entry = try #require(exchange.entry)
+        #expect(entry.hostile == #"raw challenge, 40 fields of 2015 bytes: "Digest nonce=\"" + "n" ×2000 + "\"""#)
+        let journaled = try #require(entry.challenges)
+        #expect(journaled.count == 33)
+        #expect(journaled[0] == "Basic realm=\"authmock\"")
+        #expect(journaled[1] == "Digest nonce=\"" + String(repeating: "n", count: 242) + "… (2015 bytes)")
+        #expect(journaled.last == "… 9 more fields")
+        // Basic still works beside it; the answer that grants carries no challenge and is not hostile.
+        let granted = h.send(authorization: basic("alice", "wonderland"))
+        #expect(granted.status == 200)
+        #expect(granted.entry?.hostile == nil)
+    }
+
+    /// In one field (challenge-style: combined) the values are joined with commas; a raw challenge is never
+    /// accepted, whatever the client answers.
+    @Test func combinedAndNeverAccepted() throws {
+        var h = Harness(try Self.scenario("  - raw: 'Basic realm=\"x\"'\n    fields: 3", style: "combined"))
+        #expect(h.send().response.headers.values("WWW-Authenticate") == ["Basic realm=\"x\", Basic realm=\"x\", Basic realm=\"x\""])
+        let answered = h.send(authorization: basic("alice", "wonderland"))
+        #expect(answered.status == 401)
+        #expect(answered.entry?.hostile != nil)
+    }
+}
