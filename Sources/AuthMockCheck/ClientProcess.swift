@@ -110,9 +110,12 @@ struct ClientProcess {
         let elapsed = ContinuousClock.now - start
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let killed = timedOut.load(ordering: .relaxed)
-        let status: Int32? = killed || process.terminationReason == .uncaughtSignal ? nil : process.terminationStatus
+        let signaled = process.terminationReason == .uncaughtSignal
+        let status: Int32? = killed || signaled ? nil : process.terminationStatus
         return Result(
-            outcome: ClientOutcome(exitStatus: status, timedOut: killed, seconds: (seconds * 1000).rounded() / 1000),
+            outcome: ClientOutcome(
+                exitStatus: status, timedOut: killed, signal: signaled && !killed ? process.terminationStatus : nil, seconds: (seconds * 1000).rounded() / 1000
+            ),
             stdout: tail(of: stdoutURL), stderr: tail(of: stderrURL)
         )
     }

@@ -281,7 +281,8 @@ public struct CheckRunner: Sendable {
         let definition = item.definition
         let request = definition.request
         var values: [String: String] = [:]
-        let base = server.url.hasSuffix("/") ? String(server.url.dropLast()) : server.url
+        let url = request.plainHTTP ? server.httpURL ?? server.url : server.url
+        let base = url.hasSuffix("/") ? String(url.dropLast()) : url
         values["url"] = base + request.path
         values["case"] = item.id
         values["method"] = request.method

@@ -95,6 +95,7 @@ struct CaseLoaderTests {
             case:
               title: t
               give: {pin: right, proxy-password: wrong}
+              request: {plain-http: true}
             expect:
               implemented: []
               checks:
@@ -108,6 +109,8 @@ struct CaseLoaderTests {
                 - that: d
                   observe: schemes
                   grade: fail
+                - that: e
+                  never: {kind: tls, hostile: true}
             """
         var messages: [String] = []
         do {
@@ -121,6 +124,7 @@ struct CaseLoaderTests {
             "check.of.credentials never matches a TLS connection record", "`grade` has no effect on an observe check",
             "case.give.pin cannot be given: the scenario has no tls: section", "case.give.proxy-password cannot be given: the scenario has no proxy users whose passwords it knows",
             "{second_url} names the second port, which this scenario does not open", "{other_hosturl} is not a listener's name",
+            "case.request.plain-http needs a plain HTTP listener", "check.never.hostile never matches a TLS connection record",
         ] {
             #expect(messages.contains(expected), "missing: \(expected) in \(messages)")
         }

@@ -81,6 +81,49 @@ struct JudgeTests {
         #expect(judgement.findings.first?.hasPrefix("expected the client to finish; it was still running after 2 s and was killed") == true)
     }
 
+    /// A client that dies of a signal fails whatever the case expected, and the finding names the signal;
+    /// the same journal with a clean non-zero exit passes.
+    @Test func deathBySignalFails() throws {
+        var harness = try basicHarness()
+        harness.send()
+        harness.send(authorization: basic("alice", "nope"))
+        let journal = harness.engine.state.journal.entries
+        let definition = try #require(try load(Self.badPassword).conformance)
+        let judge = Judge(expectations: definition.expectations, authority: "127.0.0.1:8080", timeout: 2)
+        let crashed = judge.judge(journal, outcome: ClientOutcome(exitStatus: nil, signal: SIGSEGV))
+        #expect(crashed.verdict == .fail)
+        #expect(crashed.findings.first?.hasPrefix("expected the client to end on its own; it was killed by signal 11 (SIGSEGV), a crash; last in the journal: #2 GET / [Basic alice] → 401") == true)
+        #expect(judge.judge(journal, outcome: ClientOutcome(exitStatus: 1)).verdict == .pass)
+    }
+
+    /// `hostile: true` matches the exchanges whose answer was hostile; with `after:` it finds credentials
+    /// sent after a corrupted NTLM CHALLENGE.
+    @Test func credentialsAfterAHostileAnswer() throws {
+        let yaml = """
+            version: 1
+            name: hostile.ntlm
+            users: [{name: alice, password: wonderland, domain: EXAMPLE}]
+            challenges: [{scheme: NTLM, corrupt: target-info-past-end}]
+            case: {title: t}
+            expect:
+              outcome: any
+              checks:
+                - that: sends no credentials built from the corrupt CHALLENGE
+                  never: {credentials: any}
+                  after: {hostile: true}
+            """
+        let scenario = try load(yaml).scenario
+        var harness = Harness(scenario)
+        let negotiate = Array("NTLMSSP".utf8) + [0, 1, 0, 0, 0, 0x01, 0x02, 0, 0] + [UInt8](repeating: 0, count: 16)
+        harness.send(authorization: "NTLM " + Data(negotiate).base64EncodedString())
+        #expect(try judge(yaml, harness.engine.state.journal.entries, exit: 1).verdict == .pass)
+        harness.send(authorization: "NTLM " + Data(Array("NTLMSSP".utf8) + [0, 3, 0, 0, 0] + [UInt8](repeating: 0, count: 60)).base64EncodedString())
+        let judgement = try judge(yaml, harness.engine.state.journal.entries, exit: 1)
+        #expect(judgement.verdict == .fail)
+        #expect(judgement.findings.first?.hasPrefix("expected: sends no credentials built from the corrupt CHALLENGE — 1 request(s) with credentials after the first request answered with a hostile challenge, none expected: #2 GET / [NTLM] → 401 ntlm.anonymous") == true, "\(judgement.findings)")
+        #expect(judgement.findings.first?.contains("(hostile: NTLM CHALLENGE target-info-past-end") == false)
+    }
+
     static let ordered = """
         version: 1
         name: order

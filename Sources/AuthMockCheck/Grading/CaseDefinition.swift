@@ -60,6 +60,9 @@ public struct CaseRequest: Sendable, Equatable {
     public var repeatCount: Int
     /// Concurrent fetches with one client (`AUTHMOCK_PARALLEL`).
     public var parallel: Int
+    /// Fetch from the scenario's plain HTTP listener (`tls.plain-http`) instead of its HTTPS one: for a
+    /// redirect from `http://` to `https://`.
+    public var plainHTTP = false
 
     public init(method: String = "GET", path: String = "/", body: [UInt8]? = nil, repeatCount: Int = 1, parallel: Int = 1) {
         self.method = method
@@ -250,6 +253,9 @@ public struct EntryPattern: Sendable, Equatable {
     public var leak: Bool?
     /// The HTTP version the request came in: `http/1.1` or `h2`.
     public var httpProtocol: HTTPProtocol?
+    /// Whether the server answered it with something hostile on purpose (a raw challenge, a corrupted
+    /// NTLM CHALLENGE): the journal's `hostile`.
+    public var hostile: Bool?
 
     /// The scheme, per hop, this pattern asks credentials of (`any`: ``SchemeUse/anyScheme``); nil when it
     /// asks for none or does not say.

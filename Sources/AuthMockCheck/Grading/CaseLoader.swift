@@ -23,11 +23,11 @@ public enum CaseLoader {
     /// for the docs and the schema test.
     public static let keys: [String: [String]] = [
         "case": ["title", "reference", "features", "timeout", "request", "give"],
-        "case.request": ["method", "path", "body", "body-bytes", "repeat", "parallel"],
+        "case.request": ["method", "path", "body", "body-bytes", "repeat", "parallel", "plain-http"],
         "case.give": ["password", "proxy-password", "ca", "pin", "cert-pin", "client-certificate", "timeout"],
         "expect": ["outcome", "implemented", "checks"],
         "check": ["that", "grade", "sequence", "never", "at-most", "at-least", "of", "after", "observe"],
-        "pattern": ["kind", "hop", "method", "status", "verdict", "credentials", "algorithm", "qop", "userhash", "authority", "tls", "client-certificate", "body", "nonce-reused", "leak", "protocol"],
+        "pattern": ["kind", "hop", "method", "status", "verdict", "credentials", "algorithm", "qop", "userhash", "authority", "tls", "client-certificate", "body", "nonce-reused", "leak", "protocol", "hostile"],
     ]
 }
 
@@ -105,14 +105,14 @@ extension ScenarioReader {
             definition.reference = fields["reference"].flatMap { string($0, "case.reference") }
             if let node = fields["features"] { definition.features = features(node, "case.features", alternatives: true) }
             if let node = fields["timeout"] { definition.timeout = duration(node, "case.timeout") }
-            if let node = fields["request"] { definition.request = caseRequest(node) }
+            if let node = fields["request"] { definition.request = caseRequest(node, context: context) }
             if let node = fields["give"] { definition.give = caseInputs(node, context: context) }
             definition.expectations = expectations(expectEntry.value)
             return definition
         }
     }
 
-    private func caseRequest(_ node: Node) -> CaseRequest {
+    private func caseRequest(_ node: Node, context: CaseContext) -> CaseRequest {
         var request = CaseRequest()
         guard let fields = mapping(node, "case.request", allowed: CaseLoader.keys["case.request"]!) else { return request }
         if let node = fields["method"], let method = string(node, "case.request.method") {
@@ -142,6 +142,12 @@ extension ScenarioReader {
         if request.body != nil, fields["method"] == nil { request.method = "POST" }
         if let node = fields["repeat"] { request.repeatCount = int(node, "case.request.repeat", in: 1...100) ?? 1 }
         if let node = fields["parallel"] { request.parallel = int(node, "case.request.parallel", in: 1...64) ?? 1 }
+        if let node = fields["plain-http"] {
+            request.plainHTTP = bool(node, "case.request.plain-http") ?? false
+            if request.plainHTTP, context.tls?.plainHTTP != true {
+                report(node, "case.request.plain-http needs a plain HTTP listener", hint: "add `plain-http: true` under `tls:`")
+            }
+        }
         return request
     }
 
@@ -309,9 +315,10 @@ extension ScenarioReader {
                 report(node, "protocol '\(text)' is not known", hint: "write http/1.1 or h2")
             }
         }
+        if let node = fields["hostile"] { pattern.hostile = bool(node, "\(what).hostile") }
         if pattern.kind == .tls {
             // TLS connection records carry no HTTP fields: such a pattern would match nothing.
-            let httpOnly = ["hop", "method", "status", "credentials", "algorithm", "qop", "userhash", "authority", "body", "nonce-reused", "leak", "protocol"]
+            let httpOnly = ["hop", "method", "status", "credentials", "algorithm", "qop", "userhash", "authority", "body", "nonce-reused", "leak", "protocol", "hostile"]
             for key in httpOnly {
                 if let keyNode = fields.entries[key]?.key {
                     report(keyNode, "\(what).\(key) never matches a TLS connection record", hint: "TLS records have a verdict and tls; drop kind: tls or this key")

@@ -1,4 +1,5 @@
 public import AuthMockCore
+internal import Foundation
 
 /// How one client run ended, as the runner saw it.
 public struct ClientOutcome: Sendable, Equatable, Codable {
@@ -6,19 +7,32 @@ public struct ClientOutcome: Sendable, Equatable, Codable {
     public var exitStatus: Int32?
     /// The client did not finish within the case's timeout and was killed.
     public var timedOut: Bool
+    /// The signal that ended the client, when it died of one the runner did not send (a crash, an abort).
+    public var signal: Int32?
     /// Seconds from start to exit (or to the kill).
     public var seconds: Double
 
-    public init(exitStatus: Int32?, timedOut: Bool = false, seconds: Double = 0) {
+    public init(exitStatus: Int32?, timedOut: Bool = false, signal: Int32? = nil, seconds: Double = 0) {
         self.exitStatus = exitStatus
         self.timedOut = timedOut
+        self.signal = signal
         self.seconds = seconds
     }
 
     enum CodingKeys: String, CodingKey {
         case exitStatus = "exit_status"
         case timedOut = "timed_out"
+        case signal
         case seconds
+    }
+
+    /// `signal 11 (SIGSEGV)`.
+    static func describe(signal: Int32) -> String {
+        let names: [Int32: String] = [
+            SIGABRT: "SIGABRT", SIGBUS: "SIGBUS", SIGFPE: "SIGFPE", SIGILL: "SIGILL", SIGKILL: "SIGKILL", SIGSEGV: "SIGSEGV", SIGTERM: "SIGTERM",
+            SIGTRAP: "SIGTRAP", SIGPIPE: "SIGPIPE", SIGINT: "SIGINT", SIGHUP: "SIGHUP", SIGQUIT: "SIGQUIT", SIGSYS: "SIGSYS", SIGXCPU: "SIGXCPU",
+        ]
+        return "signal \(signal)" + (names[signal].map { " (\($0))" } ?? "")
     }
 }
 
@@ -97,6 +111,9 @@ public struct Judge: Sendable {
                 "expected the client to finish; it was still running after \(Self.seconds(timeout)) and was killed — a hang or an endless retry ("
                     + (requests.isEmpty ? "no request reached the server)" : "\(requests.count) request(s) in the journal, the last:" + quote(requests.suffix(2), into: &quoted) + ")")
             ))
+        } else if let signal = outcome.signal {
+            // A crash is wrong whatever the case asked: no expectation makes it right.
+            failures.append((.fail, "expected the client to end on its own; it was killed by \(ClientOutcome.describe(signal: signal)), a crash" + lastAnswer(entries, &quoted)))
         } else if implemented {
             let ok = outcome.exitStatus == 0
             switch expectations.outcome {
@@ -353,6 +370,7 @@ public struct Judge: Sendable {
         if let reused = pattern.nonceReused, (Self.nc(of: entry).map { $0 > 1 } ?? false) != reused { return false }
         if let leak = pattern.leak, (entry.leaks?.isEmpty == false) != leak { return false }
         if let wanted = pattern.httpProtocol, entry.httpProtocol != wanted.rawValue { return false }
+        if let hostile = pattern.hostile, (entry.hostile != nil) != hostile { return false }
         return true
     }
 
@@ -418,6 +436,7 @@ public struct Judge: Sendable {
         if let reused = pattern.nonceReused { parts.append(reused ? "reusing a nonce (nc > 1)" : "with a fresh nonce") }
         if let leak = pattern.leak { parts.append(leak ? "leaking a credential" : "leaking nothing") }
         if let wanted = pattern.httpProtocol { parts.append(wanted == .h2 ? "over HTTP/2" : "over HTTP/1.1") }
+        if let hostile = pattern.hostile { parts.append(hostile ? "answered with a hostile challenge" : "answered without a hostile challenge") }
         if let verdicts = pattern.verdict { parts.append("judged \(verdicts.joined(separator: " or "))") }
         if let statuses = pattern.status { parts.append("answered \(statuses.map(String.init).joined(separator: " or "))") }
         return parts.isEmpty ? "any request" : parts.joined(separator: ", ")
@@ -442,7 +461,7 @@ public struct Judge: Sendable {
         text += "\(entry.method ?? "?") \(entry.target ?? "?")"
         if let scheme = presentedScheme(entry) {
             var words = [scheme]
-            if let user = entry.credentials?.user { words.append(user) }
+            if let user = entry.credentials?.user, !user.isEmpty { words.append(user) }
             if let algorithm = entry.credentials?.params?["algorithm"] { words.append(algorithm) }
             if let nc = entry.credentials?.params?["nc"] { words.append("nc=\(nc)") }
             text += " [\(words.joined(separator: " "))]"
@@ -453,6 +472,7 @@ public struct Judge: Sendable {
         if let stream = entry.stream { text += " (h2 stream \(stream))" }
         text += entry.reset.map { " → RST_STREAM \($0) \(entry.verdict)" } ?? " → \(entry.status) \(entry.verdict)"
         if let leaks = entry.leaks, !leaks.isEmpty { text += " LEAK: " + leaks.joined(separator: ", ") }
+        if let hostile = entry.hostile { text += " (hostile: \(hostile.prefix(120))\(hostile.count > 120 ? "…" : ""))" }
         return text
     }
 
