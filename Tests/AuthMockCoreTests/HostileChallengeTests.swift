@@ -39,7 +39,7 @@ struct HostileChallengeTests {
         func first(_ challenges: String) -> String? {
             diagnostics("version: 1\nname: x\nusers: [{name: a, password: b}]\nchallenges:\n\(challenges)\n").first
         }
-        #expect(first("  - raw: \"Basic\\r\\nX-Injected: 1\"") == "bad.yaml:5:10: a raw piece contains a line break or control character — header values cannot carry them; use printable text")
+        #expect(first("  - raw: \"Basic\\r\\nX-Injected: 1\"") == "bad.yaml:5:10: a piece contains a line break or control character — header values cannot carry them; use printable text")
         #expect(first("  - raw: [Basic, {repeat: a, times: 2000000}]") == "bad.yaml:5:37: times is 2000000, out of range — use a number from 1 to 1048576")
         #expect(first("  - raw: [{repeat: aaaa, times: 300000}]") == "bad.yaml:5:10: the raw challenge is 1200000 bytes, more than 1048576 — lower a `times:`; 1 MiB is beyond what any client accepts")
         #expect(first("  - raw: [{repeat: aaaa, times: 1000}]\n    fields: 5000") == "bad.yaml:6:13: 5000 fields of 4000 bytes are 20000000 bytes, more than 16777216 — send fewer fields or a shorter value")
@@ -88,5 +88,93 @@ struct HostileChallengeTests {
         let answered = h.send(authorization: basic("alice", "wonderland"))
         #expect(answered.status == 401)
         #expect(answered.entry?.hostile != nil)
+    }
+}
+
+/// Hostile sizes on a real Digest challenge (`realm:` in pieces, `nonce.size`): a client that echoes both
+/// whole is accepted; one that cuts them (curl keeps 1,023 characters) sends a nonce the server never issued.
+struct HugeDigestTests {
+    static func harness() throws -> Harness {
+        Harness(try ScenarioLoader.load(yaml: """
+            version: 1
+            name: huge
+            realm: ['huge-', {repeat: r, times: 20000}]
+            users: [{name: alice, password: wonderland}]
+            challenges: [{scheme: Digest, algorithm: SHA-256}]
+            nonce: {size: 20000}
+            """, file: "huge.yaml", files: .inMemory([:])))
+    }
+
+    @Test func wholeEchoIsAcceptedACutOneIsNot() throws {
+        var h = try Self.harness()
+        let challenge = try #require(h.send().digestChallenge("SHA-256"))
+        let nonce = try #require(challenge[parameter: "nonce"])
+        #expect(nonce.utf8.count == 20000)
+        #expect(challenge[parameter: "realm"] == "huge-" + String(repeating: "r", count: 20000))
+        let alice = DigestClient(user: "alice", password: "wonderland")
+        #expect(h.send(authorization: alice.authorization(for: challenge)).verdict == .digestOK)
+
+        var cut = challenge
+        cut.parameters = cut.parameters.map { $0.name == "nonce" ? AuthParameter(name: "nonce", value: String(nonce.prefix(1023)), quoted: true) : $0 }
+        let refused = h.send(authorization: alice.authorization(for: cut))
+        #expect(refused.verdict == .digestUnknownNonce)
+        #expect(refused.entry?.detail == "the nonce was not issued by this server; it has 1023 characters, the server's have 20000: cut?")
+
+        var realmCut = try #require(h.send().digestChallenge("SHA-256"))
+        realmCut.parameters = realmCut.parameters.map { $0.name == "realm" ? AuthParameter(name: "realm", value: String($0.value.prefix(1023)), quoted: true) : $0 }
+        let wrongRealm = h.send(authorization: alice.authorization(for: realmCut))
+        #expect(wrongRealm.verdict == .digestWrongRealm)
+        #expect(wrongRealm.entry?.detail == "the realm has 1023 bytes, this scenario's has 20005; they differ from byte 1023")
+    }
+
+    /// The padding is fixed, so a nonce of the right length with other padding was not issued either.
+    @Test func paddingIsChecked() throws {
+        var h = try Self.harness()
+        let challenge = try #require(h.send().digestChallenge("SHA-256"))
+        let nonce = try #require(challenge[parameter: "nonce"])
+        var forged = challenge
+        forged.parameters = forged.parameters.map { $0.name == "nonce" ? AuthParameter(name: "nonce", value: String(nonce.dropLast()) + "!", quoted: true) : $0 }
+        #expect(h.send(authorization: DigestClient(user: "alice", password: "wonderland").authorization(for: forged)).verdict == .digestUnknownNonce)
+    }
+
+    @Test func sizeMistakes() {
+        #expect(diagnostics("version: 1\nname: x\nnonce: {size: 20}\n").first == "bad.yaml:3:15: nonce.size is 20, out of range — use a number from 39 to 1048576")
+        #expect(diagnostics("version: 1\nname: x\nrealm: [a, \"b\\n\"]\n").first == "bad.yaml:3:12: a piece contains a line break or control character — header values cannot carry them; use printable text")
+    }
+}
+
+/// `schemes:` on a resource: it offers, and accepts, only those of the scenario's challenges.
+struct ResourceSchemesTests {
+    static func harness() throws -> Harness {
+        Harness(try ScenarioLoader.load(yaml: """
+            version: 1
+            name: scoped
+            users: [{name: alice, password: wonderland}]
+            challenges: [{scheme: Digest}, {scheme: Basic}, {custom: 'Newauth realm="x"'}]
+            resources:
+              - {path: /a/*, schemes: [basic]}
+              - {path: /other, schemes: [Digest]}
+              - {path: /, protected: true}
+            """, file: "scoped.yaml", files: .inMemory([:])))
+    }
+
+    @Test func eachResourceOffersItsSchemes() throws {
+        var h = try Self.harness()
+        #expect(h.send("GET", "/a/b").response.headers.values("WWW-Authenticate") == ["Basic realm=\"authmock\""])
+        #expect(h.send("GET", "/other").challenges.map(\.scheme) == ["Digest"])
+        #expect(h.send("GET", "/").challenges.map(\.scheme) == ["Digest", "Basic", "Newauth"])
+        #expect(h.send(authorization: basic("alice", "wonderland"), "GET", "/a/b").verdict == .basicOK)
+        let refused = h.send(authorization: basic("alice", "wonderland"), "GET", "/other")
+        #expect(refused.status == 401)
+        #expect(refused.verdict == .schemeNotOffered)
+        #expect(refused.entry?.detail == "the client used 'Basic', which /other does not accept (it offers Digest)")
+        #expect(refused.challenges.map(\.scheme) == ["Digest"])
+    }
+
+    @Test func mistakesArePlaced() {
+        let head = "version: 1\nname: x\nusers: [{name: a, password: b}]\nchallenges: [{scheme: Basic}]\nresources:\n"
+        #expect(diagnostics(head + "  - {path: /, schemes: [Digest]}\n").first == "bad.yaml:6:25: scheme 'Digest' is not one of the scenario's challenges — name schemes the scenario's challenges offer: Basic")
+        #expect(diagnostics(head + "  - {path: /, protected: false, schemes: [Basic]}\n").first == "bad.yaml:6:42: schemes has no effect on a resource with protected: false — remove it, or protect the resource")
+        #expect(diagnostics(head + "  - {path: /, schemes: []}\n").first == "bad.yaml:6:24: schemes is an empty list — name schemes the scenario's challenges offer: Basic")
     }
 }

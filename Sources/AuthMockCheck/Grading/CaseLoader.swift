@@ -69,24 +69,6 @@ extension ScenarioReader {
         } ?? []
     }
 
-    /// A list of strings each of which `problem` accepts (nil); every other is reported where it stands,
-    /// with its message and hint, and left out. nil when the node is not a list.
-    func checkedStrings(
-        _ node: Node, _ what: String, item: String, problem: (String) -> (message: String, hint: String)?
-    ) -> [String]? {
-        guard let items = sequence(node, what) else { return nil }
-        var result: [String] = []
-        for node in items {
-            guard let value = string(node, item) else { continue }
-            if let (message, hint) = problem(value) {
-                report(node, message, hint: hint)
-            } else {
-                result.append(value)
-            }
-        }
-        return result
-    }
-
     func caseDefinition(
         case caseEntry: (key: Node, value: Node)?, expect expectEntry: (key: Node, value: Node)?, context: CaseContext
     ) -> CaseDefinition? {

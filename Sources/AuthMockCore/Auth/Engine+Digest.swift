@@ -133,7 +133,15 @@ extension Engine {
     /// server issued for that algorithm's challenge, and that challenge's qop and opaque.
     func matchDigestChallenge(_ credentials: DigestCredentials) throws(AuthRefusal) -> AnsweredDigestChallenge {
         guard credentials.realm == scenario.realm else {
-            throw .challenge(.digestWrongRealm, "realm \"\(credentials.realm)\" is not this scenario's realm \"\(scenario.realm)\"")
+            guard credentials.realm.utf8.count > 200 || scenario.realm.utf8.count > 200 else {
+                throw .challenge(.digestWrongRealm, "realm \"\(credentials.realm)\" is not this scenario's realm \"\(scenario.realm)\"")
+            }
+            // A hostile realm is tens of kilobytes: say how they differ, not what they are.
+            let common = zip(credentials.realm.utf8, scenario.realm.utf8).prefix { $0 == $1 }.count
+            throw .challenge(
+                .digestWrongRealm,
+                "the realm has \(credentials.realm.utf8.count) bytes, this scenario's has \(scenario.realm.utf8.count); they differ from byte \(common)"
+            )
         }
         let offered: [(index: Int, challenge: DigestChallenge)] = scenario.challenges.enumerated().compactMap {
             if case .digest(let digest) = $0.element { return ($0.offset, digest) }
@@ -146,7 +154,9 @@ extension Engine {
             throw .challenge(.digestAlgorithmNotOffered, "algorithm \(credentials.algorithmToken) was not offered (offered: \(list))")
         }
         guard let issued = minter.decode(credentials.nonce) else {
-            throw .challenge(.digestUnknownNonce, "the nonce was not issued by this server")
+            let length = credentials.nonce.utf8.count
+            let cut = length < minter.size && minter.size > NoncePolicy.minimumSize ? "; it has \(length) characters, the server's have \(minter.size): cut?" : ""
+            throw .challenge(.digestUnknownNonce, "the nonce was not issued by this server\(cut)")
         }
         guard let answered = offered.first(where: { $0.index == issued.challengeIndex }),
             answered.challenge.effectiveAlgorithm == algorithm

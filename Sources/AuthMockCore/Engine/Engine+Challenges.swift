@@ -51,13 +51,13 @@ extension Engine {
     var challengeStatus: Int { scenario.unauthorized.status ?? role.challengeStatus }
     var challengeHeader: String { challengeStatus == 401 ? "WWW-Authenticate" : role.challengeHeader }
 
-    /// A 401 with a fresh set of challenges (fresh nonces for every Digest challenge).
+    /// A 401 with a fresh set of the challenges the resource offers (fresh nonces for every Digest challenge).
     mutating func challenge(
-        _ verdict: Verdict, _ detail: String, stale: Bool, now: Date, random: inout some RandomNumberGenerator
+        _ verdict: Verdict, _ detail: String, stale: Bool, for resource: Resource, now: Date, random: inout some RandomNumberGenerator
     ) -> Decision {
         var headers = [HeaderField("Content-Type", scenario.unauthorized.contentType)]
         if scenario.unauthorized.sendChallenge {
-            let values = renderChallenges(stale: stale, now: now, random: &random)
+            let values = renderChallenges(for: resource, stale: stale, now: now, random: &random)
             switch scenario.challengeStyle {
             case .separateFields: headers += values.map { HeaderField(challengeHeader, $0) }
             case .singleField: headers.append(HeaderField(challengeHeader, values.joined(separator: ", ")))
@@ -71,8 +71,9 @@ extension Engine {
     }
 
     /// One value per header field: a raw challenge's value as many times as it asks for fields.
-    mutating func renderChallenges(stale: Bool, now: Date, random: inout some RandomNumberGenerator) -> [String] {
+    mutating func renderChallenges(for resource: Resource, stale: Bool, now: Date, random: inout some RandomNumberGenerator) -> [String] {
         scenario.challenges.enumerated().flatMap { index, challenge -> [String] in
+            if resource.schemes != nil, !challenge.isAccepted || !resource.offers(challenge.scheme) { return [] }
             if let fixed = fixedChallenges[index] {
                 if case .raw(let raw) = challenge { return Array(repeating: fixed, count: raw.fields) }
                 return [fixed]

@@ -43,7 +43,7 @@ extension Engine {
             )
         }
         guard let field = fields.first else {
-            return challenge(.noCredentials, "the request carried no Authorization header", stale: false, now: now, random: &random)
+            return challenge(.noCredentials, "the request carried no Authorization header", stale: false, for: resource, now: now, random: &random)
         }
         guard fields.count == 1 else {
             return Decision(
@@ -59,6 +59,10 @@ extension Engine {
             )
         }
         var presented = PresentedCredentials(header: role.credentialsHeader, scheme: scheme)
+        guard resource.offers(scheme) else {
+            let detail = "the client used '\(scheme)', which \(resource.path) does not accept (it offers \(resource.schemes!.joined(separator: ", ")))"
+            return decision(for: .challenge(.schemeNotOffered, detail), resource: resource, presented: presented, now: now, random: &random)
+        }
         let outcome = verify(field, scheme: scheme, token: token, request: request, now: now, random: &random, presented: &presented)
         return decision(for: outcome, resource: resource, presented: presented, now: now, random: &random)
     }
@@ -116,7 +120,7 @@ extension Engine {
             response.hostile = hostile
             return Decision(response: response, verdict: verdict, detail: detail, credentials: presented)
         case .challenge(let verdict, let detail, let stale):
-            var decision = challenge(verdict, detail, stale: stale, now: now, random: &random)
+            var decision = challenge(verdict, detail, stale: stale, for: resource, now: now, random: &random)
             decision.credentials = presented
             return decision
         case .badRequest(let verdict, let detail):

@@ -89,7 +89,7 @@ public struct Engine: Sendable {
     public init(scenario: Scenario, configuration: Configuration = Configuration(), random: inout some RandomNumberGenerator) {
         self.scenario = scenario
         self.role = configuration.role
-        self.minter = NonceMinter(random: &random)
+        self.minter = NonceMinter(random: &random, size: scenario.nonce.size)
         self.opaques = Self.opaques(of: scenario, random: &random)
         self.fixedChallenges = Self.fixedChallenges(of: scenario)
         self.hostileChallenges = Self.hostileChallenges(of: scenario)

@@ -10,8 +10,14 @@ struct NonceMinter: Sendable {
     /// HMAC-SHA256 keyed once: each nonce copies it (a value) instead of keying a new one.
     private let keyed: HMAC<SHA256>
 
-    init(random: inout some RandomNumberGenerator) {
+    /// What follows the signed part of every nonce (`nonce.size`): base64url letters in a fixed cycle, so
+    /// a nonce cut anywhere is a nonce never issued.
+    let padding: String
+
+    init(random: inout some RandomNumberGenerator, size: Int = NoncePolicy.minimumSize) {
         keyed = HMAC<SHA256>(key: SymmetricKey(data: random.bytes(32)))
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        padding = String((0..<max(0, size - NoncePolicy.minimumSize)).map { alphabet[$0 % alphabet.count] })
     }
 
     private func mac(_ payload: [UInt8]) -> HMAC<SHA256>.MAC {
@@ -32,11 +38,17 @@ struct NonceMinter: Sendable {
         withUnsafeBytes(of: millis.bigEndian) { payload.append(contentsOf: $0) }
         payload.append(UInt8(truncatingIfNeeded: challengeIndex))
         payload += random.bytes(8)
-        return Base64.encode(payload + Array(mac(payload)).prefix(12), urlSafe: true)
+        return Base64.encode(payload + Array(mac(payload)).prefix(12), urlSafe: true) + padding
     }
 
+    /// The characters a nonce of this server has.
+    var size: Int { NoncePolicy.minimumSize + padding.utf8.count }
+
     func decode(_ nonce: String) -> Decoded? {
-        guard nonce.utf8.count == 39, let bytes = Self.decodeURLSafe(nonce), bytes.count == 29 else { return nil }
+        guard nonce.utf8.count == size else { return nil }
+        let signed = String(nonce.utf8.prefix(NoncePolicy.minimumSize))!
+        guard padding.isEmpty || nonce.utf8.dropFirst(NoncePolicy.minimumSize).elementsEqual(padding.utf8) else { return nil }
+        guard let bytes = Self.decodeURLSafe(signed), bytes.count == 29 else { return nil }
         let payload = Array(bytes[0..<17])
         guard constantTimeEquals(Array(mac(payload)).prefix(12), bytes[17...]) else { return nil }
         let millis = payload[0..<8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }

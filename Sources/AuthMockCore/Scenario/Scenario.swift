@@ -359,9 +359,18 @@ public struct NoncePolicy: Sendable, Equatable {
     /// The first N nonces issued are answered with `stale=true` on their first correct use: a
     /// deterministic way to see whether a client retries with the new nonce (RFC 7616 §3.3).
     public var staleFirst: Int
+    /// Characters in each nonce: the signed 39 and, beyond them, a padding for a hostile size (a client
+    /// that cuts a long nonce sends one the server never issued).
+    public var size: Int
 
-    public init(lifetime: Double? = nil, maxUses: Int? = nil, strictNC: Bool = true, remember: Int = 10_000, staleFirst: Int = 0) {
+    /// The length of a nonce without padding.
+    public static let minimumSize = 39
+
+    public init(
+        lifetime: Double? = nil, maxUses: Int? = nil, strictNC: Bool = true, remember: Int = 10_000, staleFirst: Int = 0, size: Int = NoncePolicy.minimumSize
+    ) {
         self.staleFirst = staleFirst
+        self.size = size
         self.lifetime = lifetime
         self.maxUses = maxUses
         self.strictNC = strictNC
@@ -401,6 +410,13 @@ public struct Resource: Sendable, Equatable {
     public var body: String
     public var contentType: String
     public var headers: [HeaderField]
+    /// The schemes of the scenario's challenges this resource offers and accepts (`[Digest]`); nil: all.
+    public var schemes: [String]?
+
+    /// Whether this resource offers (and accepts) the scheme.
+    public func offers(_ scheme: String) -> Bool {
+        schemes?.contains { $0.equalsIgnoringASCIICase(scheme) } ?? true
+    }
 
     public init(
         path: String,

@@ -74,34 +74,12 @@ extension ScenarioReader {
     /// `- raw: [...]`: a hostile value, sent as written (in pieces, some repeated) in `fields` header fields.
     func rawChallenge(_ node: Node) -> Challenge? {
         guard let fields = mapping(node, "a raw challenge", allowed: ScenarioLoader.keys["challenge.raw"]!) else { return nil }
-        guard let valueNode = fields["raw"] else { return nil }
-        let items: [Node]
-        if case .sequence(let list) = valueNode { items = Array(list) } else { items = [valueNode] }
-        if items.isEmpty { report(valueNode, "the raw challenge is an empty list", hint: "give a string, or a list of strings and {repeat: TEXT, times: N}") }
-        let before = diagnostics.count
-        var pieces: [RawChallenge.Piece] = []
-        for item in items {
-            if case .mapping = item {
-                guard let piece = mapping(item, "a repeated piece", allowed: ScenarioLoader.keys["challenge.raw.piece"]!, required: ["repeat", "times"]),
-                    let text = piece["repeat"].flatMap({ string($0, "repeat") }),
-                    let times = piece["times"].flatMap({ int($0, "times", in: 1...Self.rawValueLimit) })
-                else { continue }
-                if rawTextProblem(text, at: piece["repeat"]!) { continue }
-                pieces.append(.repeated(text, times: times))
-            } else if let text = string(item, "a raw piece", allowEmpty: false) {
-                if rawTextProblem(text, at: item) { continue }
-                pieces.append(.text(text))
-            }
-        }
-        let count = fields["fields"].flatMap { int($0, "fields", in: 1...10_000) } ?? 1
-        guard diagnostics.count == before else { return nil }
-        let raw = RawChallenge(pieces: pieces, fields: count)
-        if raw.byteCount > Self.rawValueLimit {
-            report(valueNode, "the raw challenge is \(raw.byteCount) bytes, more than \(Self.rawValueLimit)", hint: "lower a `times:`; 1 MiB is beyond what any client accepts")
-            return nil
-        }
-        if raw.byteCount * count > Self.rawTotalLimit {
-            report(fields["fields"] ?? valueNode, "\(count) fields of \(raw.byteCount) bytes are \(raw.byteCount * count) bytes, more than \(Self.rawTotalLimit)", hint: "send fewer fields or a shorter value")
+        guard let valueNode = fields["raw"], let pieces = pieces(valueNode, "the raw challenge") else { return nil }
+        let count = fields["fields"].flatMap { int($0, "fields", in: 1...10_000) }
+        if fields["fields"] != nil, count == nil { return nil }
+        let raw = RawChallenge(pieces: pieces, fields: count ?? 1)
+        if raw.byteCount * raw.fields > Self.rawTotalLimit {
+            report(fields["fields"] ?? valueNode, "\(raw.fields) fields of \(raw.byteCount) bytes are \(raw.byteCount * raw.fields) bytes, more than \(Self.rawTotalLimit)", hint: "send fewer fields or a shorter value")
             return nil
         }
         if raw.value.utf8.first.map({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) ?? true {
@@ -111,11 +89,45 @@ extension ScenarioReader {
         return .raw(raw)
     }
 
-    /// A raw piece is sent in a header: no line breaks, NUL or other control characters (they would end
-    /// the field or be refused by the HTTP layer before any client saw them).
-    private func rawTextProblem(_ text: String, at node: Node) -> Bool {
+    /// A header value written as a string, or as a list of pieces (strings and `{repeat: TEXT, times: N}`)
+    /// for sizes no one writes out: at most ``rawValueLimit`` bytes, no control characters. nil (reported)
+    /// when a piece is wrong.
+    func pieces(_ node: Node, _ what: String) -> [RawChallenge.Piece]? {
+        let items: [Node]
+        if case .sequence(let list) = node { items = Array(list) } else { items = [node] }
+        if items.isEmpty {
+            report(node, "\(what) is an empty list", hint: "give a string, or a list of strings and {repeat: TEXT, times: N}")
+            return nil
+        }
+        let before = diagnostics.count
+        var pieces: [RawChallenge.Piece] = []
+        for item in items {
+            if case .mapping = item {
+                guard let piece = mapping(item, "a repeated piece", allowed: ScenarioLoader.keys["piece"]!, required: ["repeat", "times"]),
+                    let text = piece["repeat"].flatMap({ string($0, "repeat") }),
+                    let times = piece["times"].flatMap({ int($0, "times", in: 1...Self.rawValueLimit) })
+                else { continue }
+                if pieceProblem(text, at: piece["repeat"]!) { continue }
+                pieces.append(.repeated(text, times: times))
+            } else if let text = string(item, "a piece") {
+                if pieceProblem(text, at: item) { continue }
+                pieces.append(.text(text))
+            }
+        }
+        guard diagnostics.count == before else { return nil }
+        let bytes = RawChallenge(pieces: pieces).byteCount
+        if bytes > Self.rawValueLimit {
+            report(node, "\(what) is \(bytes) bytes, more than \(Self.rawValueLimit)", hint: "lower a `times:`; 1 MiB is beyond what any client accepts")
+            return nil
+        }
+        return pieces
+    }
+
+    /// A piece is sent in a header: no line breaks, NUL or other control characters (they would end the
+    /// field or be refused by the HTTP layer before any client saw them).
+    private func pieceProblem(_ text: String, at node: Node) -> Bool {
         guard Self.hasControlCharacter(text) else { return false }
-        report(node, "a raw piece contains a line break or control character", hint: "header values cannot carry them; use printable text")
+        report(node, "a piece contains a line break or control character", hint: "header values cannot carry them; use printable text")
         return true
     }
 

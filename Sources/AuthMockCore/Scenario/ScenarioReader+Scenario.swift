@@ -17,9 +17,17 @@ extension ScenarioReader {
             report(node, "name '\(name)' has characters other than letters, digits, '.', '_' and '-'", hint: "use a short identifier such as `digest-sha256`")
         }
         let description = fields["description"].flatMap { string($0, "description", allowEmpty: true) } ?? ""
-        let realm = fields["realm"].flatMap { string($0, "realm") } ?? "authmock"
-        if let node = fields["realm"], Self.hasControlCharacter(realm) {
-            report(node, "realm contains a line break or control character", hint: "it is sent in a header: keep it on one line")
+        // A realm is text, or pieces for a hostile size (`[{repeat: r, times: 20000}]`).
+        var realm = "authmock"
+        if let node = fields["realm"] {
+            if case .sequence = node {
+                realm = pieces(node, "realm").map { RawChallenge(pieces: $0).value } ?? realm
+            } else if let text = string(node, "realm") {
+                realm = text
+                if Self.hasControlCharacter(realm) {
+                    report(node, "realm contains a line break or control character", hint: "it is sent in a header: keep it on one line")
+                }
+            }
         }
 
         let reportedBeforeUsers = diagnostics.count
@@ -38,7 +46,7 @@ extension ScenarioReader {
         }
         let nonce = fields["nonce"].map(noncePolicy) ?? NoncePolicy()
         let unauthorized = fields["unauthorized"].map { self.unauthorized($0) } ?? UnauthorizedResponse()
-        let resources = fields["resources"].map(resources) ?? [Resource(path: "/")]
+        let resources = fields["resources"].map { self.resources($0, challenges: challenges) } ?? [Resource(path: "/")]
         let tls = fields["tls"].map(tlsSettings)
         let timeline = fields["timeline"].map { timelineSteps($0, users: users) } ?? []
         let proxy = fields["proxy"].flatMap(proxySettings)

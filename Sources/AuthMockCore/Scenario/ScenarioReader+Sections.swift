@@ -12,6 +12,7 @@ extension ScenarioReader {
         if let node = fields["strict-nc"] { policy.strictNC = bool(node, "nonce.strict-nc") ?? true }
         if let node = fields["stale-first"] { policy.staleFirst = int(node, "nonce.stale-first", in: 0...1_000_000) ?? 0 }
         if let node = fields["remember"] { policy.remember = int(node, "nonce.remember", in: 1...10_000_000) ?? policy.remember }
+        if let node = fields["size"] { policy.size = int(node, "nonce.size", in: NoncePolicy.minimumSize...Self.rawValueLimit) ?? policy.size }
         return policy
     }
 
@@ -34,7 +35,8 @@ extension ScenarioReader {
         return response
     }
 
-    func resources(_ node: Node) -> [Resource] {
+    /// - Parameter challenges: the scenario's, which a resource's `schemes:` chooses among.
+    func resources(_ node: Node, challenges: [Challenge]) -> [Resource] {
         guard let items = sequence(node, "resources") else { return [] }
         if items.isEmpty { report(node, "resources is an empty list", hint: "list at least one path, or leave `resources` out to protect /") }
         var result: [Resource] = []
@@ -60,9 +62,26 @@ extension ScenarioReader {
             if let node = fields["body"] { resource.body = string(node, "body", allowEmpty: true) ?? resource.body }
             if let node = fields["content-type"] { resource.contentType = headerValue(node, "content-type") ?? resource.contentType }
             if let node = fields["headers"] { resource.headers = headers(node) }
+            if let node = fields["schemes"] { resource.schemes = resourceSchemes(node, challenges: challenges, protected: protected) }
             result.append(resource)
         }
         return result
+    }
+
+    /// A resource's `schemes:`: which of the scenario's accepted challenges it offers and accepts.
+    private func resourceSchemes(_ node: Node, challenges: [Challenge], protected: Bool) -> [String]? {
+        let offered = challenges.filter(\.isAccepted).map(\.scheme)
+        let hint = "name schemes the scenario's challenges offer: \(offered.isEmpty ? "none yet" : offered.joined(separator: ", "))"
+        guard protected else {
+            report(node, "schemes has no effect on a resource with protected: false", hint: "remove it, or protect the resource")
+            return nil
+        }
+        let names = checkedStrings(node, "schemes", item: "a scheme") { name in
+            offered.contains { $0.equalsIgnoringASCIICase(name) } ? nil : ("scheme '\(name)' is not one of the scenario's challenges", hint)
+        }
+        guard let names else { return nil }
+        if names.isEmpty, case .sequence(let items) = node, items.isEmpty { report(node, "schemes is an empty list", hint: hint) }
+        return names.isEmpty ? nil : names.map { name in offered.first { $0.equalsIgnoringASCIICase(name) }! }
     }
 
     // MARK: - Proxy

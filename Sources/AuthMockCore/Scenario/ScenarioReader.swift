@@ -210,6 +210,24 @@ package final class ScenarioReader {
         return Array(sequence)
     }
 
+    /// A list of strings each of which `problem` accepts (nil); every other is reported where it stands,
+    /// with its message and hint, and left out. nil when the node is not a list.
+    package func checkedStrings(
+        _ node: Node, _ what: String, item: String, problem: (String) -> (message: String, hint: String)?
+    ) -> [String]? {
+        guard let items = sequence(node, what) else { return nil }
+        var result: [String] = []
+        for node in items {
+            guard let value = string(node, item) else { continue }
+            if let (message, hint) = problem(value) {
+                report(node, message, hint: hint)
+            } else {
+                result.append(value)
+            }
+        }
+        return result
+    }
+
     package func choice<T: RawRepresentable & CaseIterable>(_ node: Node, _ what: String, _ type: T.Type) -> T? where T.RawValue == String {
         guard let text = string(node, what) else { return nil }
         if let value = T(rawValue: text.lowercased()) { return value }
