@@ -277,6 +277,11 @@ struct CheckRunnerTests {
             "digest.nc-increments": .informational,
             // OpenSSL's host check falls back to the CN of a leaf without subjectAltName; curl pins keys.
             "tls.cn-only": .informational, "tls.cert-pin-rotation": .informational,
+            // Observations only: what curl sent (UTF-8; Basic asked for at every path before it is sent).
+            "basic.non-latin1-no-charset": .informational, "basic.preemptive-scope": .informational,
+            // curl 7.88 hashes SHA-512-256 with SHA-256 (fixed by curl pull 12897), and answers every
+            // stale=true until its 50 redirects run out (curl issue 2136).
+            "digest.sha512-256": .fail, "digest.stale-loop": .fail,
         ]
         for result in report.cases {
             #expect(result.verdict == exceptions[result.id, default: .pass], "\(result.id): \(result.findings)")
@@ -300,12 +305,12 @@ struct CheckRunnerTests {
         #expect(failing.status == 1, "\(failing.stderr)")
         #expect(failing.stdout.contains("basic.bad-password"))
         let suite = try Reports.decode(Data(contentsOf: URL(fileURLWithPath: json)))
-        #expect(suite.cases.count == 5)
+        #expect(suite.cases.count == 7)
         #expect(suite.cases.first { $0.id == "basic.bad-password" }?.verdict == .fail)
         let document = try XMLDocument(contentsOf: URL(fileURLWithPath: junit))
         let failures = try document.nodes(forXPath: "//testcase/failure")
         #expect(failures.count == suite.count(.fail))
-        #expect(try document.nodes(forXPath: "//testcase").count == 5)
+        #expect(try document.nodes(forXPath: "//testcase").count == 7)
         let table = try String(contentsOfFile: markdown, encoding: .utf8)
         #expect(table.contains("| `basic.bad-password` | ❌ |"))
 
@@ -322,11 +327,11 @@ struct CheckRunnerTests {
             #expect(part.status == 0, "\(part.stdout)")
         }
         let first = try Reports.decode(Data(contentsOf: URL(fileURLWithPath: "\(json).1")))
-        #expect(first.shard == "1/2" && first.cases.map(\.id) == ["basic.bad-password", "basic.forbidden", "basic.utf8-charset"])
+        #expect(first.shard == "1/2" && first.cases.map(\.id) == ["basic.bad-password", "basic.forbidden", "basic.non-latin1-no-charset", "basic.utf8-charset"])
         let merged = try await AuthMockCheckTests.run(authmockBinary, ["matrix", "\(json).1", "\(json).2", "--profiles", directory.path])
         #expect(merged.status == 0, "\(merged.stderr)")
         #expect(merged.stdout.contains("| curl | curl 7") || merged.stdout.contains("| curl | ? |"))
-        #expect(merged.stdout.components(separatedBy: "\n").filter { $0.hasPrefix("| `basic.") }.count == 5)
+        #expect(merged.stdout.components(separatedBy: "\n").filter { $0.hasPrefix("| `basic.") }.count == 7)
         let alone = try await AuthMockCheckTests.run(authmockBinary, ["matrix", "\(json).2"])
         #expect(alone.status == 2)
         #expect(alone.stderr.contains("curl: only shard 2/2 was given"))

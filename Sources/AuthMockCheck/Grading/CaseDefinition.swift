@@ -194,6 +194,10 @@ public struct Check: Sendable, Equatable {
         /// Each TLS connection: the certificate presented (renewed with the same key or a new one) and
         /// what the client did with it.
         case tlsConnections = "tls-connections"
+        /// How the Basic credentials were encoded: UTF-8, ASCII (characters lost), or other bytes.
+        case basicEncoding = "basic-encoding"
+        /// Per path, in order, the scheme of each request's credentials (or none): what was sent up front.
+        case credentialsByPath = "credentials-by-path"
     }
 }
 

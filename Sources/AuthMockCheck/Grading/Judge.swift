@@ -257,6 +257,20 @@ public struct Judge: Sendable {
         case .tlsConnections:
             var ignored: Set<Int> = []
             return tlsStory(entries, &ignored) ?? "no TLS connection"
+        case .basicEncoding:
+            let basic = credentialed.filter { Self.presentedScheme($0)?.lowercased() == "basic" }
+            guard !basic.isEmpty else { return "no Basic credentials sent" }
+            let shapes = basic.map { entry in "\(Self.basicEncoding(entry)) → \(entry.status) \(entry.verdict)" }
+            return Self.runs(shapes).joined(separator: "; ")
+        case .credentialsByPath:
+            var paths: [(String, [String])] = []
+            for entry in entries where entry.exchange > 0 {
+                let path = String((entry.target ?? "?").prefix { $0 != "?" })
+                let scheme = Self.presentedScheme(entry) ?? "none"
+                let word = "\(scheme) → \(entry.status)"
+                if let index = paths.firstIndex(where: { $0.0 == path }) { paths[index].1.append(word) } else { paths.append((path, [word])) }
+            }
+            return paths.isEmpty ? "no requests" : paths.map { "\($0.0): \($0.1.joined(separator: ", "))" }.joined(separator: "; ")
         case .requestShape:
             let shapes = entries.filter { $0.exchange > 0 }.map { entry -> String in
                 let expect = entry.headers.first { $0.name.lowercased() == "expect" }.map { ", Expect: \($0.value)" } ?? ""
@@ -264,6 +278,21 @@ public struct Judge: Sendable {
             }
             return shapes.isEmpty ? "no requests" : shapes.joined(separator: "; ")
         }
+    }
+
+    /// How a Basic credential's password was encoded, read from the header itself.
+    static func basicEncoding(_ entry: JournalEntry) -> String {
+        guard let value = entry.header(entry.hop == "proxy" ? "Proxy-Authorization" : "Authorization"),
+            let decoded = Data(base64Encoded: String(value.drop { $0 != " " }.dropFirst()).trimmingCharacters(in: .whitespaces)),
+            let colon = decoded.firstIndex(of: UInt8(ascii: ":"))
+        else { return "not decodable" }
+        let password = Array(decoded[(colon + 1)...])
+        if password.allSatisfy({ $0 < 0x80 }) {
+            return "the password in ASCII only (\(password.count) bytes: characters outside ASCII were replaced or dropped)"
+        }
+        if String(validating: password, as: UTF8.self) != nil { return "the password in UTF-8" }
+        let hex = password.prefix(12).map { String(format: "%02x", $0) }.joined(separator: " ")
+        return "the password in neither UTF-8 nor ASCII (bytes \(hex)\(password.count > 12 ? " …" : ""))"
     }
 
     /// Collapses repeats: `[Digest, Digest, Basic]` → `[Digest ×2, Basic]`.

@@ -79,6 +79,13 @@ public struct Scenario: Sendable, Equatable {
     }
 
     /// The resource that serves a path (the request target without its query), first match wins.
+    /// The longest credentials field a correct client sends in answer (Digest echoes the realm and the
+    /// nonce), with room for the rest: the shell's header limits rise to it, so that a hostile size of the
+    /// scenario's own is answered by the engine, not refused as too large.
+    public var answerFieldSize: Int {
+        max(realm.utf8.count, proxy?.realm.utf8.count ?? 0) + nonce.size + 4096
+    }
+
     public func resource(forPath path: String) -> Resource? {
         resources.first { $0.matches(path: path) }
     }
@@ -179,7 +186,7 @@ public enum Challenge: Sendable, Equatable {
             if digest.userhash { words.append("userhash") }
             return words.joined(separator: " ")
         case .ntlm(let ntlm), .negotiate(let ntlm):
-            return scheme + (ntlm.allowV1 ? "" : " (NTLMv2 only)")
+            return scheme + (ntlm.allowV1 ? "" : " (NTLMv2 only)") + (ntlm.corruption.map { " (CHALLENGE corrupted: \($0.rawValue))" } ?? "")
         case .custom:
             return "\(scheme) (not accepted)"
         case .raw(let raw):
