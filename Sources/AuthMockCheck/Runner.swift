@@ -271,7 +271,7 @@ public struct CheckRunner: Sendable {
         "proxy": "AUTHMOCK_PROXY", "proxy_user": "AUTHMOCK_PROXY_USER", "proxy_password": "AUTHMOCK_PROXY_PASSWORD",
         "ca_file": "AUTHMOCK_CA_FILE", "pin_sha256": "AUTHMOCK_PIN_SHA256", "cert_sha256": "AUTHMOCK_CERT_SHA256", "client_cert": "AUTHMOCK_CLIENT_CERT",
         "client_key": "AUTHMOCK_CLIENT_KEY", "case": "AUTHMOCK_CASE", "method": "AUTHMOCK_METHOD", "body_file": "AUTHMOCK_BODY_FILE",
-        "repeat": "AUTHMOCK_REPEAT", "parallel": "AUTHMOCK_PARALLEL", "timeout": "AUTHMOCK_TIMEOUT",
+        "repeat": "AUTHMOCK_REPEAT", "parallel": "AUTHMOCK_PARALLEL", "timeout": "AUTHMOCK_TIMEOUT", "ntlm_user_file": "AUTHMOCK_NTLM_USER_FILE",
     ]
 
     /// Variables that would send the client's loopback requests elsewhere: never inherited.
@@ -313,12 +313,18 @@ public struct CheckRunner: Sendable {
         if let tls = server.tls {
             try Self.addTLSValues(tls, give: definition.give, to: &values)
         }
+        if let user = item.scenario.users.first, values["password"] != nil {
+            // gss-ntlmssp's credentials file (DOMAIN:user:password), for clients whose Negotiate goes through GSS-API.
+            let file = directory.appendingPathComponent("ntlm-users")
+            try Data("\(user.domain ?? ""):\(user.name):\(values["password"]!)\n".utf8).write(to: file)
+            values["ntlm_user_file"] = file.path
+        }
         if let body = request.body {
             let file = directory.appendingPathComponent("body.bin")
             try Data(body).write(to: file)
             values["body_file"] = file.path
         }
-        for name in ["user", "password", "domain", "proxy", "proxy_user", "proxy_password", "ca_file", "pin_sha256", "cert_sha256", "client_cert", "client_key", "body_file"]
+        for name in ["user", "password", "domain", "proxy", "proxy_user", "proxy_password", "ca_file", "pin_sha256", "cert_sha256", "client_cert", "client_key", "body_file", "ntlm_user_file"]
         where values[name] != nil {
             given.insert(name)
         }
@@ -327,6 +333,7 @@ public struct CheckRunner: Sendable {
             !$0.key.hasPrefix("AUTHMOCK_") && !Self.proxyVariables.contains($0.key.lowercased())
         }
         for (name, value) in values { environment[Self.environmentNames[name]!] = value }
+        environment.merge(profile.environment(values: values)) { $1 }
 
         let authority = URLComponents(string: values["url"]!).map { "\($0.host ?? ""):\($0.port ?? 0)" } ?? ""
         return Inputs(values: values, given: given, environment: environment, authority: authority)

@@ -50,6 +50,21 @@ struct ClientProfileTests {
     }
 
     /// `install:` lists packages by source; an option where a package belongs is refused, with its place.
+    /// `env:` sets variables with placeholders filled, and leaves out one whose placeholders a case does
+    /// not give; a name that is no variable name is refused where it stands.
+    @Test func environmentFollowsTheInputs() throws {
+        let profile = try ClientProfileLoader.load(yaml: Self.yaml + "\nenv:\n  NTLM_USER_FILE: \"{ntlm_user_file}\"\n  LANG: C.UTF-8\n", file: "curl.yaml")
+        #expect(profile.environment(values: ["ntlm_user_file": "/case/ntlm-users"]) == ["NTLM_USER_FILE": "/case/ntlm-users", "LANG": "C.UTF-8"])
+        #expect(profile.environment(values: [:]) == ["LANG": "C.UTF-8"])
+        do {
+            _ = try ClientProfileLoader.load(yaml: Self.yaml + "\nenv:\n  \"A B\": x\n", file: "curl.yaml")
+            Issue.record("a bad env name loaded")
+        } catch {
+            #expect(error.diagnostics.first?.description.hasPrefix("curl.yaml:") == true)
+            #expect(error.diagnostics.first?.message == "env name 'A B' is not a variable name")
+        }
+    }
+
     @Test func installListsArePackageNames() throws {
         let profile = try ClientProfileLoader.load(
             yaml: Self.yaml + "\ninstall:\n  debian: [default-jdk-headless, libokhttp-java]\n  pypi: [httpx]\n", file: "okhttp.yaml"

@@ -40,6 +40,10 @@ public struct ClientProfile: Sendable, Equatable {
     public var arguments: [ConditionalArguments]
     /// Appended once per fetch (`repeat × parallel` times), after everything else: URLs for curl and wget.
     public var perFetch: [String]
+    /// Environment variables for the client (`env:`), placeholders filled; a variable whose placeholders
+    /// are not all given in a case is left unset there. For libraries configured by the environment
+    /// (gss-ntlmssp reads its credentials from `NTLM_USER_FILE`).
+    public var environment: [String: String] = [:]
     /// Where the commands run (and relative program paths are found): the profile file's directory, so
     /// that a profile names its adapter next to it wherever authmock is started. nil: the current one.
     public var directory: String?
@@ -90,8 +94,16 @@ public struct ClientProfile: Sendable, Equatable {
     /// `when:` may name `repeat` and `parallel` (more than one fetch), and `method` (not GET).
     public static let placeholders = [
         "url", "user", "password", "domain", "proxy", "proxy_user", "proxy_password", "ca_file", "pin_sha256", "client_cert", "client_key",
-        "case", "method", "body_file", "repeat", "parallel", "timeout",
+        "case", "method", "body_file", "repeat", "parallel", "timeout", "ntlm_user_file",
     ]
+
+    /// The client's environment variables for a case: those of `env:` whose placeholders are all given.
+    public func environment(values: [String: String]) -> [String: String] {
+        environment.filter { _, value in
+            ScenarioReader.placeholderNames(in: value).filter(Self.placeholders.contains).allSatisfy { values[$0] != nil }
+        }
+            .mapValues { Self.substitute($0, values) }
+    }
 
     /// The command line for one case: conditional arguments whose inputs are `given`, placeholders
     /// replaced by `values` (a placeholder with no value becomes the empty string).
@@ -131,7 +143,7 @@ public struct ClientProfile: Sendable, Equatable {
 
 /// Reads client profiles (`clients/NAME.yaml`) strictly, with the scenario loader's diagnostics.
 public enum ClientProfileLoader {
-    public static let keys = ["name", "description", "version", "prepare", "skip-features", "notes", "tls-notes", "install", "command", "args", "per-fetch"]
+    public static let keys = ["name", "description", "version", "prepare", "skip-features", "notes", "tls-notes", "install", "command", "args", "per-fetch", "env"]
     public static let installKeys = ["debian", "pypi"]
     public static let argumentKeys = ["when", "unless", "add"]
     /// What `when:` and `unless:` may name.
@@ -170,6 +182,18 @@ extension ScenarioReader {
             }
         }
         profile.perFetch = fields["per-fetch"].flatMap { words($0, "per-fetch") } ?? []
+        if let node = fields["env"], case .mapping(let map) = node {
+            for (key, value) in map {
+                guard let name = string(key, "an env name"), let text = words(.sequence(.init([value])), "env.\(name)")?.first else { continue }
+                if name.isEmpty || name.contains("=") || name.contains(where: \.isWhitespace) {
+                    report(key, "env name '\(name)' is not a variable name", hint: "e.g. NTLM_USER_FILE")
+                    continue
+                }
+                profile.environment[name] = text
+            }
+        } else if let node = fields["env"] {
+            report(node, "env must be a mapping of variable names to values", hint: "e.g. env: {NTLM_USER_FILE: \"{ntlm_user_file}\"}")
+        }
         return profile
     }
 
