@@ -243,8 +243,8 @@ struct CheckRunnerTests {
     }
 
     /// curl 7.88 (Debian 12) over the whole suite: every case passes except the ones explained in
-    /// clients/curl.yaml — curl hashes an empty body for auth-int, hashes SHA-512-256 with SHA-256, answers
-    /// stale=true until its redirects run out, and picks NTLM over Basic (informational). A change here is a change in authmock or in curl.
+    /// clients/curl.yaml — curl hashes an empty body for auth-int, hashes SHA-512-256 with SHA-256, and picks
+    /// NTLM over Basic (informational). A change here is a change in authmock or in curl.
     /// The suite run four cases at a time, and as three shards merged, gives the same verdicts as one at a time.
     @Test func curlVerdictsOverTheSuite() async throws {
         guard try await curlMajorVersion() == 7 else { return }
@@ -282,9 +282,8 @@ struct CheckRunnerTests {
             "tls.cn-only": .informational, "tls.cert-pin-rotation": .informational,
             // Observations only: what curl sent (UTF-8; Basic asked for at every path before it is sent).
             "basic.non-latin1-no-charset": .informational, "basic.preemptive-scope": .informational,
-            // curl 7.88 hashes SHA-512-256 with SHA-256 (fixed by curl pull 12897), and answers every
-            // stale=true until its 50 redirects run out (curl issue 2136).
-            "digest.sha512-256": .fail, "digest.stale-loop": .fail,
+            // curl 7.88 hashes SHA-512-256 with SHA-256 (fixed by curl pull 12897).
+            "digest.sha512-256": .fail,
         ]
         for result in report.cases {
             #expect(result.verdict == exceptions[result.id, default: .pass], "\(result.id): \(result.findings)")

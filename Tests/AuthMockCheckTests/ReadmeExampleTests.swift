@@ -46,4 +46,17 @@ struct ReadmeExampleTests {
         let end = try #require(after[start.upperBound...].range(of: "```"))
         return String(after[start.upperBound..<end.lowerBound])
     }
+
+    /// The README's case list names every case of the shipped suite, under its family, with the count.
+    @Test func caseListIsComplete() throws {
+        let readme = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let ids = try Suite.load(directory: repositoryRoot.appendingPathComponent("scenarios/conformance").path).map(\.id)
+        #expect(readme.contains("\n\(ids.count) cases in `scenarios/conformance/`"))
+        for family in Set(ids.map { String($0.prefix { $0 != "." }) }) {
+            let members = ids.filter { $0.hasPrefix(family + ".") }
+            let line = try #require(readme.split(separator: "\n").first { $0.hasPrefix("- `\(family).*` (") }, "no line for \(family).*")
+            #expect(line.hasPrefix("- `\(family).*` (\(members.count)): "), "\(line)")
+            for id in members { #expect(line.contains("`\(id.dropFirst(family.count + 1))`"), "\(id) is not in the README") }
+        }
+    }
 }

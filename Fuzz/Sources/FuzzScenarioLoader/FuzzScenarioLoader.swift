@@ -74,6 +74,10 @@ func serve(_ scenario: Scenario, role: Engine.Role) {
     }
 }
 
+func rawChallenges(of scenario: Scenario) -> [String] {
+    scenario.challenges.compactMap { if case .raw(let raw) = $0 { raw.value } else { nil } }
+}
+
 @discardableResult
 func send(_ engine: inout Engine, _ value: String?, role: Engine.Role, target: String, exchange: Int) -> Exchange {
     let headers = value.map { [HeaderField(role.credentialsHeader, $0)] } ?? []
@@ -92,8 +96,14 @@ func send(_ engine: inout Engine, _ value: String?, role: Engine.Role, target: S
     for field in result.response.headers {
         precondition(!field.value.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0 }, "response header \(field.name) holds CR, LF or NUL: \(field.value.debugDescription)")
     }
+    // Raw challenges are sent as written and need not parse (they are hostile on purpose); every other must.
+    let raw = Set(rawChallenges(of: engine.scenario))
+    precondition(
+        entry.hostile != nil || !result.response.headers.contains { raw.contains($0.value) }, "a raw challenge was sent without the journal's hostile"
+    )
     for name in ["WWW-Authenticate", "Proxy-Authenticate"] {
-        for challenge in result.response.headers.values(name) {
+        // In one field (challenge-style: combined) the raw values are joined with the others.
+        for challenge in result.response.headers.values(name) where !raw.contains(challenge) && (raw.isEmpty || engine.scenario.challengeStyle != .singleField) {
             do throws(AuthSyntaxError) {
                 _ = try AuthHeader.parseChallenges(challenge)
             } catch {

@@ -260,6 +260,9 @@ public struct EntryPattern: Sendable, Equatable {
     /// Whether the server answered it with something hostile on purpose (a raw challenge, a corrupted
     /// NTLM CHALLENGE): the journal's `hostile`.
     public var hostile: Bool?
+    /// NTLM AUTHENTICATE only: the response's version as the journal names it (`NTLMv1`, `NTLMv2`, `anonymous`).
+    /// An NTLMv2 response carries the CHALLENGE's target info; NTLMv1 ignores it.
+    public var ntlmVersion: String?
 
     /// The scheme, per hop, this pattern asks credentials of (`any`: ``SchemeUse/anyScheme``); nil when it
     /// asks for none or does not say.

@@ -27,7 +27,7 @@ public enum CaseLoader {
         "case.give": ["password", "proxy-password", "ca", "pin", "cert-pin", "client-certificate", "timeout"],
         "expect": ["outcome", "implemented", "checks"],
         "check": ["that", "grade", "sequence", "never", "at-most", "at-least", "of", "after", "observe"],
-        "pattern": ["kind", "hop", "method", "status", "verdict", "credentials", "algorithm", "qop", "userhash", "authority", "tls", "client-certificate", "body", "nonce-reused", "leak", "protocol", "hostile"],
+        "pattern": ["kind", "hop", "method", "status", "verdict", "credentials", "algorithm", "qop", "userhash", "authority", "tls", "client-certificate", "body", "nonce-reused", "leak", "protocol", "hostile", "ntlm-version"],
     ]
 }
 
@@ -298,9 +298,16 @@ extension ScenarioReader {
             }
         }
         if let node = fields["hostile"] { pattern.hostile = bool(node, "\(what).hostile") }
+        if let node = fields["ntlm-version"], let text = string(node, "\(what).ntlm-version") {
+            if let known = ["NTLMv1", "NTLMv2", "anonymous"].first(where: { $0.equalsIgnoringASCIICase(text) }) {
+                pattern.ntlmVersion = known
+            } else {
+                report(node, "ntlm-version '\(text)' is not known", hint: "write NTLMv1, NTLMv2 or anonymous")
+            }
+        }
         if pattern.kind == .tls {
             // TLS connection records carry no HTTP fields: such a pattern would match nothing.
-            let httpOnly = ["hop", "method", "status", "credentials", "algorithm", "qop", "userhash", "authority", "body", "nonce-reused", "leak", "protocol", "hostile"]
+            let httpOnly = ["hop", "method", "status", "credentials", "algorithm", "qop", "userhash", "authority", "body", "nonce-reused", "leak", "protocol", "hostile", "ntlm-version"]
             for key in httpOnly {
                 if let keyNode = fields.entries[key]?.key {
                     report(keyNode, "\(what).\(key) never matches a TLS connection record", hint: "TLS records have a verdict and tls; drop kind: tls or this key")

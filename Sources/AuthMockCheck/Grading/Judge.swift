@@ -400,6 +400,7 @@ public struct Judge: Sendable {
         if let leak = pattern.leak, (entry.leaks?.isEmpty == false) != leak { return false }
         if let wanted = pattern.httpProtocol, entry.httpProtocol != wanted.rawValue { return false }
         if let hostile = pattern.hostile, (entry.hostile != nil) != hostile { return false }
+        if let version = pattern.ntlmVersion, params["message"] != "AUTHENTICATE" || params["version"] != version { return false }
         return true
     }
 
@@ -466,6 +467,7 @@ public struct Judge: Sendable {
         if let leak = pattern.leak { parts.append(leak ? "leaking a credential" : "leaking nothing") }
         if let wanted = pattern.httpProtocol { parts.append(wanted == .h2 ? "over HTTP/2" : "over HTTP/1.1") }
         if let hostile = pattern.hostile { parts.append(hostile ? "answered with a hostile challenge" : "answered without a hostile challenge") }
+        if let version = pattern.ntlmVersion { parts.append("an NTLM AUTHENTICATE with an \(version) response") }
         if let verdicts = pattern.verdict { parts.append("judged \(verdicts.joined(separator: " or "))") }
         if let statuses = pattern.status { parts.append("answered \(statuses.map(String.init).joined(separator: " or "))") }
         return parts.isEmpty ? "any request" : parts.joined(separator: ", ")

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """An NTLM client that trusts what it is given, to the origin or (--proxy) to the proxy: it sends NEGOTIATE,
-reads nothing of the CHALLENGE it gets back (not even its target-info fields), and answers with an
-AUTHENTICATE (dummy responses). With --new-connection it sends the AUTHENTICATE on another connection
-than the one that got the CHALLENGE."""
+takes the CHALLENGE's target-info fields as they say (reading past the message as zeros, the way a
+bounds-checked language's copyOfRange pads), and answers with an NTLMv2-shaped AUTHENTICATE carrying
+that target info (its proof is a dummy). With --new-connection it sends the AUTHENTICATE on another
+connection than the one that got the CHALLENGE."""
 import base64, http.client, os, struct, sys, urllib.parse
 
 proxied = "--proxy" in sys.argv
@@ -15,13 +16,19 @@ method, target = "GET", url.geturl() if proxied else (url.path or "/")
 if proxied and url.scheme == "https":
     method, target = "CONNECT", f"{url.hostname}:{url.port}"
 
-negotiate = b"NTLMSSP\0" + struct.pack("<II", 1, 0x00088207) + b"\0" * 16
-payload = [b"\0" * 24, b"\1" * 24, domain, user, b"WS".decode().encode("utf-16-le"), b""]
-fields, offset = b"", 64
-for item in payload:
-    fields += struct.pack("<HHI", len(item), len(item), offset)
-    offset += len(item)
-authenticate = b"NTLMSSP\0" + struct.pack("<I", 3) + fields + struct.pack("<I", 0x00088205) + b"".join(payload)
+negotiate = b"NTLMSSP\0" + struct.pack("<II", 1, 0x00888207) + b"\0" * 16
+
+
+def authenticate(challenge):
+    length, offset = struct.unpack("<H", challenge[40:42])[0], struct.unpack("<I", challenge[44:48])[0]
+    target_info = challenge[offset:offset + length].ljust(length, b"\0")
+    blob = b"\1\1\0\0\0\0\0\0" + b"\0" * 8 + b"\2" * 8 + b"\0" * 4 + target_info + b"\0" * 4
+    payload = [b"\0" * 24, b"\1" * 16 + blob, domain, user, "WS".encode("utf-16-le"), b""]
+    fields, at = b"", 64
+    for item in payload:
+        fields += struct.pack("<HHI", len(item), len(item), at)
+        at += len(item)
+    return b"NTLMSSP\0" + struct.pack("<I", 3) + fields + struct.pack("<I", 0x00888205) + b"".join(payload)
 
 
 def fetch(connection, token):
@@ -29,12 +36,13 @@ def fetch(connection, token):
     response = connection.getresponse()
     if method != "CONNECT" or response.status != 200:
         response.read()
-    return response.status
+    answer = response.getheader("Proxy-Authenticate" if proxied else "WWW-Authenticate") or ""
+    return response.status, base64.b64decode(answer.split()[1]) if answer.startswith("NTLM ") else b""
 
 
 first = http.client.HTTPConnection(server.hostname, server.port, timeout=5)
-fetch(first, negotiate)
+_, challenge = fetch(first, negotiate)
 second = http.client.HTTPConnection(server.hostname, server.port, timeout=5) if "--new-connection" in sys.argv else first
-status = fetch(second, authenticate)
+status, _ = fetch(second, authenticate(challenge))
 print(status)
 sys.exit(0 if status == 200 else 1)
