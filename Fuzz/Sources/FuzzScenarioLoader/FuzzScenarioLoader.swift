@@ -9,7 +9,8 @@ import Foundation
 // Invariants: the loader yields a scenario or at least one diagnostic, every diagnostic at a positive
 // line and column with a message; and a scenario it yields can be served: a fresh engine (and the proxy's)
 // answers a request without credentials, with Basic, with an NTLM and a Negotiate NEGOTIATE, and with a
-// Digest answer, each with one journal entry, a status in 200...599, and challenges that parse.
+// Digest answer, each with one journal entry, a status in 200...599, and challenges that parse (all but
+// raw challenges, which are hostile on purpose and journaled as such).
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
