@@ -99,10 +99,10 @@ public struct ClientProfile: Sendable, Equatable {
 
     /// The client's environment variables for a case: those of `env:` whose placeholders are all given.
     public func environment(values: [String: String]) -> [String: String] {
-        environment.filter { _, value in
+        let complete = environment.filter { _, value in
             ScenarioReader.placeholderNames(in: value).filter(Self.placeholders.contains).allSatisfy { values[$0] != nil }
         }
-            .mapValues { Self.substitute($0, values) }
+        return complete.mapValues { Self.substitute($0, values) }
     }
 
     /// The command line for one case: conditional arguments whose inputs are `given`, placeholders
