@@ -50,6 +50,21 @@ struct LivePageTests {
         #expect(escaped.hasSuffix("&amp;\u{301}"))
     }
 
+    /// A hostile answer says so, with what was sent, and the 65 KB value itself is cut in the page too.
+    @Test func hostileAnswersAreMarked() throws {
+        var h = Harness(try ScenarioLoader.load(yaml: """
+            version: 1
+            name: hostile
+            users: [{name: alice, password: wonderland}]
+            challenges: [{raw: ['Basic <', {repeat: ",", times: 2000}, '>']}]
+            """, file: "hostile.yaml", files: .inMemory([:])))
+        h.send()
+        let html = body(h.send("GET", "/_authmock/"))
+        #expect(html.contains("hostile on purpose: raw challenge, 1 field of 2008 bytes: &quot;Basic &lt;&quot; + &quot;,&quot; ×2000 + &quot;&gt;&quot;"))
+        #expect(html.contains("… (2008 bytes)"))
+        #expect(!html.contains(String(repeating: ",", count: 300)))
+    }
+
     /// Newest first; the users with their current passwords; a Basic password in the journal is masked.
     @Test func journalNewestFirstWithUsers() throws {
         var h = Harness(Self.scenario)

@@ -69,6 +69,7 @@ public enum JournalHTML {
             html += "<div class=\"leak\">LEAK: \(escape(leaks.joined(separator: ", ")))</div>\n"
         }
         if let fault = entry.fault { html += "<div class=\"fault\">fault: \(escape(fault))</div>\n" }
+        if let hostile = entry.hostile { html += "<div class=\"fault\">hostile on purpose: \(escape(hostile))</div>\n" }
         return html + "</li>\n"
     }
 
