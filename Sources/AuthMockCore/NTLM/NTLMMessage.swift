@@ -88,14 +88,14 @@ enum NTLMMessage: Equatable {
         var message = signature + le32(2)
         message += le16(UInt16(targetName.count)) + le16(UInt16(targetName.count)) + le32(UInt32(payloadStart))
         message += le32(flags) + serverChallenge + [UInt8](repeating: 0, count: 8)
-        let (infoLength, infoOffset) = targetInfoFields(length: info.count, offset: payloadStart + targetName.count, total: payloadStart + targetName.count + info.count, corruption: corruption)
+        let (infoLength, infoOffset) = targetInfoFields(length: info.count, offset: payloadStart + targetName.count, corruption: corruption)
         message += le16(infoLength) + le16(infoLength) + le32(infoOffset)
         message += [10, 0] + le16(19041) + [0, 0, 0, 0x0F]  // version 10.0.19041, NTLM revision 15
         return message + targetName + info
     }
 
     /// The TargetInfoFields (length, offset) as sent: the true ones, or a corruption of them.
-    static func targetInfoFields(length: Int, offset: Int, total: Int, corruption: NTLMCorruption?) -> (length: UInt16, offset: UInt32) {
+    static func targetInfoFields(length: Int, offset: Int, corruption: NTLMCorruption?) -> (length: UInt16, offset: UInt32) {
         switch corruption {
         case nil: (UInt16(length), UInt32(offset))
         case .targetInfoPastEnd?: (UInt16(length + 4096), UInt32(offset))
