@@ -283,10 +283,8 @@ public struct Judge: Sendable {
     /// How a Basic credential's password was encoded, read from the header itself.
     static func basicEncoding(_ entry: JournalEntry) -> String {
         guard let value = entry.header(entry.hop == "proxy" ? "Proxy-Authorization" : "Authorization"),
-            let decoded = Data(base64Encoded: String(value.drop { $0 != " " }.dropFirst()).trimmingCharacters(in: .whitespaces)),
-            let colon = decoded.firstIndex(of: UInt8(ascii: ":"))
+            let password = BasicCredentials(field: value)?.password
         else { return "not decodable" }
-        let password = Array(decoded[(colon + 1)...])
         if password.allSatisfy({ $0 < 0x80 }) {
             return "the password in ASCII only (\(password.count) bytes: characters outside ASCII were replaced or dropped)"
         }

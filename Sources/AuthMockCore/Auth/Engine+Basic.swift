@@ -97,10 +97,18 @@ extension Engine {
 
 /// `user-id:password` as decoded from a Basic token. Bytes that are not UTF-8 are read as ISO-8859-1,
 /// the encoding clients used before RFC 7617.
-struct BasicCredentials {
-    var user: String
-    var password: [UInt8]
+package struct BasicCredentials {
+    package var user: String
+    package var password: [UInt8]
     var isUTF8: Bool
+
+    /// The credentials of an `Authorization: Basic …` value as the engine reads them; nil when the value
+    /// is not Basic, not strict base64, or has no ':'.
+    package init?(field: String) {
+        let (scheme, token) = Engine.schemeAndToken(field)
+        guard scheme.equalsIgnoringASCIICase("Basic"), let decoded = Base64.decodeStrict(token.trimmingOWS().utf8) else { return nil }
+        self.init(decoded)
+    }
 
     init?(_ decoded: [UInt8]) {
         guard let colon = decoded.firstIndex(of: UInt8(ascii: ":")) else { return nil }
