@@ -56,6 +56,26 @@ struct HTTP2EngineTests {
         #expect(overHTTP1.entry?.stream == nil)
     }
 
+    /// A resource whose `schemes:` names only NTLM is reset on a stream although the scenario offers Basic
+    /// too: what counts is what that resource could be opened with.
+    @Test func aResourceThatOnlyNTLMOpensIsReset() throws {
+        let scenario = try load("""
+            version: 1
+            name: h2
+            users: [{name: alice, password: wonderland, domain: EXAMPLE}]
+            challenges: [{scheme: Basic}, {scheme: NTLM}]
+            resources: [{path: /ntlm, schemes: [NTLM]}, {path: /}]
+            tls: {}
+            http2: offer
+            """)
+        var h = Harness(scenario)
+        h.httpProtocol = .h2
+        let ntlmOnly = h.send("GET", "/ntlm")
+        #expect(ntlmOnly.verdict == .http2HTTP11Required)
+        #expect(ntlmOnly.entry?.detail == "the resource needs NTLM, which HTTP/2 cannot carry (stream 1): reset with HTTP_1_1_REQUIRED")
+        #expect(h.send("GET", "/").status == 401)
+    }
+
     /// Basic beside NTLM: the stream is challenged (the client may pick Basic), Basic is granted, and only
     /// NTLM credentials are reset.
     @Test func aStreamMayStillUseAnotherScheme() throws {

@@ -6,14 +6,14 @@ import Testing
 /// the loader reads and refuses them, what the engine sends, and what the journal keeps of it.
 struct HostileChallengeTests {
     static func scenario(_ challenges: String, style: String = "separate") throws -> Scenario {
-        try ScenarioLoader.load(yaml: """
+        try load("""
             version: 1
             name: hostile
             users: [{name: alice, password: wonderland}]
             challenge-style: \(style)
             challenges:
             \(challenges)
-            """, file: "hostile.yaml", files: .inMemory([:]))
+            """)
     }
 
     @Test func piecesAndFieldsLoad() throws {
@@ -95,14 +95,14 @@ struct HostileChallengeTests {
 /// whole is accepted; one that cuts them (curl keeps 1,023 characters) sends a nonce the server never issued.
 struct HugeDigestTests {
     static func harness() throws -> Harness {
-        Harness(try ScenarioLoader.load(yaml: """
+        Harness(try load("""
             version: 1
             name: huge
             realm: ['huge-', {repeat: r, times: 20000}]
             users: [{name: alice, password: wonderland}]
             challenges: [{scheme: Digest, algorithm: SHA-256}]
             nonce: {size: 20000}
-            """, file: "huge.yaml", files: .inMemory([:])))
+            """))
     }
 
     @Test func wholeEchoIsAcceptedACutOneIsNot() throws {
@@ -146,7 +146,7 @@ struct HugeDigestTests {
 /// `schemes:` on a resource: it offers, and accepts, only those of the scenario's challenges.
 struct ResourceSchemesTests {
     static func harness() throws -> Harness {
-        Harness(try ScenarioLoader.load(yaml: """
+        Harness(try load("""
             version: 1
             name: scoped
             users: [{name: alice, password: wonderland}]
@@ -155,7 +155,7 @@ struct ResourceSchemesTests {
               - {path: /a/*, schemes: [basic]}
               - {path: /other, schemes: [Digest]}
               - {path: /, protected: true}
-            """, file: "scoped.yaml", files: .inMemory([:])))
+            """))
     }
 
     @Test func eachResourceOffersItsSchemes() throws {
@@ -169,6 +169,24 @@ struct ResourceSchemesTests {
         #expect(refused.verdict == .schemeNotOffered)
         #expect(refused.entry?.detail == "the client used 'Basic', which /other does not accept (it offers Digest)")
         #expect(refused.challenges.map(\.scheme) == ["Digest"])
+    }
+
+    /// A raw challenge goes on every 401 but those of a resource naming its schemes, and only a 401 that
+    /// carries it is journaled hostile.
+    @Test func rawChallengesStayOffAResourceThatNamesItsSchemes() throws {
+        var h = Harness(try load("""
+            version: 1
+            name: scoped
+            users: [{name: alice, password: wonderland}]
+            challenges: [{scheme: Basic}, {raw: 'Newauth ,,,,'}]
+            resources: [{path: /basic, schemes: [Basic]}, {path: /}]
+            """))
+        let scoped = h.send("GET", "/basic")
+        #expect(scoped.response.headers.values("WWW-Authenticate") == ["Basic realm=\"authmock\""])
+        #expect(scoped.entry?.hostile == nil)
+        let everything = h.send("GET", "/")
+        #expect(everything.response.headers.values("WWW-Authenticate") == ["Basic realm=\"authmock\"", "Newauth ,,,,"])
+        #expect(everything.entry?.hostile == #"raw challenge, 1 field of 12 bytes: "Newauth ,,,,""#)
     }
 
     @Test func mistakesArePlaced() {

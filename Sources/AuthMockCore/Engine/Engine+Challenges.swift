@@ -66,14 +66,15 @@ extension Engine {
         var response = Response(status: challengeStatus, headers: headers, body: Array(scenario.unauthorized.body.utf8))
         response.closeConnection = scenario.unauthorized.close
         response.chunked = scenario.unauthorized.chunked
-        if scenario.unauthorized.sendChallenge { response.hostile = hostileChallenges }
+        // Raw challenges are on every 401 but those of a resource that names its schemes.
+        if scenario.unauthorized.sendChallenge, resource.schemes == nil { response.hostile = hostileChallenges }
         return Decision(response: response, verdict: verdict, detail: detail)
     }
 
     /// One value per header field: a raw challenge's value as many times as it asks for fields.
     mutating func renderChallenges(for resource: Resource, stale: Bool, now: Date, random: inout some RandomNumberGenerator) -> [String] {
         scenario.challenges.enumerated().flatMap { index, challenge -> [String] in
-            if resource.schemes != nil, !challenge.isAccepted || !resource.offers(challenge.scheme) { return [] }
+            guard resource.offers(challenge) else { return [] }
             if let fixed = fixedChallenges[index] {
                 if case .raw(let raw) = challenge { return Array(repeating: fixed, count: raw.fields) }
                 return [fixed]

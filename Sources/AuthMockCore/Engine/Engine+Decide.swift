@@ -35,7 +35,7 @@ extension Engine {
         }
 
         let fields = request.headers.values(role.credentialsHeader)
-        if let refusal = http11Required(request, credentials: fields) { return refusal }
+        if let refusal = http11Required(request, resource: resource, credentials: fields) { return refusal }
         if fields.isEmpty, let user = ntlmUser(on: request.connection.id), activeUser(named: user) != nil, !isLocked(user) {
             return Decision(
                 response: grant(resource, user: user), verdict: .ntlmConnectionAuthenticated,
@@ -138,8 +138,8 @@ extension Engine {
 
     /// NTLM and Negotiate authenticate a connection, which HTTP/2 multiplexes: on an HTTP/2 stream, unless the
     /// scenario allows them, a request that presents one, or that could only be answered with one (the
-    /// scenario offers no other scheme), gets `RST_STREAM` `HTTP_1_1_REQUIRED` instead of a response.
-    private func http11Required(_ request: Request, credentials fields: [String]) -> Decision? {
+    /// resource offers no other scheme), gets `RST_STREAM` `HTTP_1_1_REQUIRED` instead of a response.
+    private func http11Required(_ request: Request, resource: Resource, credentials fields: [String]) -> Decision? {
         guard request.connection.httpProtocol == .h2, scenario.http2.connectionAuth == .reset else { return nil }
         let reason: String
         if let field = fields.first {
@@ -147,7 +147,7 @@ extension Engine {
             guard Self.isConnectionBound(scheme) else { return nil }
             reason = "the client sent \(scheme) credentials on HTTP/2 stream \(request.connection.stream ?? 0)"
         } else {
-            let offered = scenario.challenges.map(\.scheme)
+            let offered = scenario.challenges.filter(resource.offers).map(\.scheme)
             guard !offered.isEmpty, offered.allSatisfy(Self.isConnectionBound) else { return nil }
             reason = "the resource needs \(offered.joined(separator: " or ")), which HTTP/2 cannot carry (stream \(request.connection.stream ?? 0))"
         }

@@ -425,6 +425,12 @@ public struct Resource: Sendable, Equatable {
         schemes?.contains { $0.equalsIgnoringASCIICase(scheme) } ?? true
     }
 
+    /// Whether this resource's 401 carries the challenge: every one without `schemes:`, else the accepted
+    /// ones it names (custom and raw challenges are never named).
+    public func offers(_ challenge: Challenge) -> Bool {
+        schemes == nil || challenge.isAccepted && offers(challenge.scheme)
+    }
+
     public init(
         path: String,
         protected: Bool = true,
