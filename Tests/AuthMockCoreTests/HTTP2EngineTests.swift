@@ -6,14 +6,14 @@ import Testing
 /// with HTTP_1_1_REQUIRED, and what the journal records of a stream.
 struct HTTP2EngineTests {
     static func scenario(_ http2: String, challenges: String = "[{scheme: NTLM}]") throws -> Scenario {
-        try ScenarioLoader.load(yaml: """
+        try load("""
             version: 1
             name: h2
             users: [{name: alice, password: wonderland, domain: EXAMPLE}]
             challenges: \(challenges)
             tls: {}
             \(http2)
-            """, file: "h2.yaml", files: .inMemory([:]))
+            """)
     }
 
     @Test func bothFormsLoad() throws {

@@ -52,12 +52,12 @@ struct LivePageTests {
 
     /// A hostile answer says so, with what was sent, and the 65 KB value itself is cut in the page too.
     @Test func hostileAnswersAreMarked() throws {
-        var h = Harness(try ScenarioLoader.load(yaml: """
+        var h = Harness(try load("""
             version: 1
             name: hostile
             users: [{name: alice, password: wonderland}]
             challenges: [{raw: ['Basic <', {repeat: ",", times: 2000}, '>']}]
-            """, file: "hostile.yaml", files: .inMemory([:])))
+            """))
         h.send()
         let html = body(h.send("GET", "/_authmock/"))
         #expect(html.contains("hostile on purpose: raw challenge, 1 field of 2008 bytes: &quot;Basic &lt;&quot; + &quot;,&quot; ×2000 + &quot;&gt;&quot;"))
