@@ -4,6 +4,7 @@
   --strip-on host     drops Authorization only when the host name changes (requests before 2.20,
                       CVE-2018-18074: a same-host https→http redirect kept it)
   --strip-on origin   drops Authorization when scheme, host or port change (the right rule)
+  --strip-on never    follows redirects anywhere and keeps sending Authorization
   --header NAME       also sends NAME (Proxy-Authorization or Cookie, with a credential in it) on every
                       request, as an application sets a header, and keeps it across redirects unless
                       --strip-all is given (urllib3 before 1.26.19 kept Proxy-Authorization, before
@@ -13,7 +14,7 @@
 import argparse, base64, http.client, os, ssl, sys, urllib.parse
 
 parser = argparse.ArgumentParser()
-parser.add_argument("--strip-on", choices=["host", "origin"], default="origin")
+parser.add_argument("--strip-on", choices=["host", "origin", "never"], default="origin")
 parser.add_argument("--header", action="append", default=[])
 parser.add_argument("--strip-all", action="store_true")
 options = parser.parse_args()
@@ -28,7 +29,12 @@ location = os.environ["AUTHMOCK_URL"]
 previous = urllib.parse.urlsplit(location)
 for _ in range(5):
     url = urllib.parse.urlsplit(location)
-    changed = url.hostname != previous.hostname if options.strip_on == "host" else (url.scheme, url.hostname, url.port) != (previous.scheme, previous.hostname, previous.port)
+    if options.strip_on == "never":
+        changed = False
+    elif options.strip_on == "host":
+        changed = url.hostname != previous.hostname
+    else:
+        changed = (url.scheme, url.hostname, url.port) != (previous.scheme, previous.hostname, previous.port)
     if changed:
         headers.pop("Authorization", None)
         if options.strip_all:
