@@ -2,7 +2,9 @@
 
 Reading the AUTHMOCK_* inputs, running REPEAT x PARALLEL fetches (threads or asyncio tasks), and
 turning the statuses, or the exception that ended the run, into the output and exit status the
-client contract asks for (README, "The client contract"). Each adapter imports it from its own
+client contract asks for (README, "The client contract"): 1 with one line `Type: message` for an
+error the library reports the way its documentation says it reports errors, 70 (EX_SOFTWARE) with
+the traceback for anything else, a crash (issue 26). Each adapter imports it from its own
 directory (clients/, first on sys.path when the adapter runs). Standard library only: it runs under
 pyenv's python3 and Debian's /usr/bin/python3 (libsoup.py) alike.
 """
@@ -10,6 +12,7 @@ import argparse
 import asyncio
 import os
 import sys
+import traceback
 from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import quote, urlsplit, urlunsplit
 
@@ -20,10 +23,11 @@ def env(name, default=None):
     return value if value else default
 
 
-def auth_option():
-    """The adapter's `--auth basic|digest` argument: which of the library's schemes the profile asks for."""
+def auth_option(choices=("basic", "digest")):
+    """The adapter's `--auth basic|digest` argument (or other `choices`, the first the default): which
+    of the library's authentication APIs the profile asks for."""
     parser = argparse.ArgumentParser()
-    parser.add_argument("--auth", choices=["basic", "digest"], default="basic")
+    parser.add_argument("--auth", choices=list(choices), default=choices[0])
     return parser.parse_args().auth
 
 
@@ -64,14 +68,27 @@ def report(codes):
     return 0 if all(200 <= c < 300 for c in codes) else 1
 
 
-def exit_with(main, names=None):
-    """Exits with main()'s status. An exception that ends it is reported, not retried: one line
-    `Type: message` on stderr and status 1. `names` maps an exception class to the name to print
-    for it (pycurl.error's own __name__ is just "error")."""
+# The exit status of a crash (sysexits.h EX_SOFTWARE): the profiles declare it in `crash: exit-status`.
+CRASHED = 70
+
+
+def exit_with(main, *, errors, names=None):
+    """Exits with main()'s status. An exception that ends it is reported, not retried.
+
+    `errors` are the exception classes the library's documentation says it raises for a failed
+    request (each adapter cites the page): such an exception is a clean failure, one line
+    `Type: message` on stderr and status 1. Any other exception is a crash, the library (or the
+    adapter) broke: Python's own traceback on stderr ("Traceback (most recent call last):", the
+    marker the profiles declare in `crash: stderr`) and status 70. `names` maps an exception class
+    to the name to print for it (pycurl.error's own __name__ is just "error")."""
     try:
         status = main()
-    except Exception as e:
+    except tuple(errors) as e:
         name = next((n for cls, n in (names or {}).items() if isinstance(e, cls)), type(e).__name__)
         print(f"{name}: {e}", file=sys.stderr)
         status = 1
+    except Exception:
+        sys.stdout.flush()
+        traceback.print_exc()
+        status = CRASHED
     sys.exit(status)

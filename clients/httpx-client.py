@@ -89,4 +89,7 @@ def main():
 
 
 if __name__ == "__main__":
-    exit_with(main)  # an exception that ends the run is reported, not retried
+    # A clean failure is what httpx documents raising for a request: httpx.HTTPError, the base
+    # of RequestError (transport, timeout, TooManyRedirects, ProtocolError...) and HTTPStatusError
+    # (https://www.python-httpx.org/exceptions/). Anything else is a crash (traceback, exit 70).
+    exit_with(main, errors=(httpx.HTTPError,))

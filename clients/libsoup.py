@@ -95,7 +95,7 @@ def main():
         return True
 
     loop = GLib.MainLoop()
-    codes, errors = [], []
+    codes, errors, crashes = [], [], []
     running = [parallel]
 
     def fetch(left):
@@ -127,6 +127,11 @@ def main():
             except GLib.Error as e:
                 errors.append(e)
                 fetch(0)
+            except Exception as e:
+                # Not an error libsoup reports: a crash. PyGObject would only print it and go on
+                # (the loop would never quit), so stop and re-raise it after the loop.
+                crashes.append(e)
+                loop.quit()
 
         session.send_and_read_async(msg, GLib.PRIORITY_DEFAULT, None, done)
 
@@ -135,6 +140,8 @@ def main():
     for _ in range(parallel):
         fetch(repeat)
     loop.run()
+    if crashes:
+        raise crashes[0]
 
     status = report(codes)
     if errors:
@@ -145,4 +152,8 @@ def main():
 
 
 if __name__ == "__main__":
-    exit_with(main)  # an exception that ends the run is reported, not retried
+    # A clean failure is a GError, which libsoup's functions return ("throws" in
+    # https://libsoup.org/libsoup-3.0/method.Session.send_and_read_finish.html) and PyGObject
+    # raises as GLib.Error (https://pygobject.gnome.org/guide/api/error_handling.html). Anything
+    # else is a crash (traceback, exit 70).
+    exit_with(main, errors=(GLib.Error,))

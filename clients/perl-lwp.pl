@@ -154,11 +154,25 @@ sub main {
     return $ok ? 0 : 1;
 }
 
-my $status = eval { main() };
+# LWP reports every failure of an exchange in the response it returns: "The request() method returns
+# a HTTP::Response object"; a connection, TLS or timeout error is an internal 500 response with
+# Client-Warning: Internal response, a died content callback an X-Died header
+# (https://metacpan.org/pod/LWP::UserAgent#request, https://metacpan.org/pod/LWP::UserAgent#get).
+# main() handles those (exit 1). A die that escapes $ua->request (LWP code outside the eval it runs
+# the protocol in, e.g. an LWP::Authen module answering a challenge) or the adapter's own code is not
+# an error LWP reports: a crash, its message and a stack trace on stderr and exit 70 (EX_SOFTWARE).
+use Carp ();
+my $trace;
+my $status = eval {
+    # Remember where the last die came from; the die itself goes on unchanged.
+    local $SIG{__DIE__} = sub { $trace = Carp::longmess('died') };
+    main();
+};
 if (!defined $status) {
     my $error = $@ || 'unknown error';
     chomp $error;
     print STDERR ref($error) ? ref($error) . ": $error\n" : "Error: $error\n";
-    exit 1;
+    print STDERR $trace if defined $trace;
+    exit 70;
 }
 exit $status;

@@ -149,5 +149,9 @@ def main():
 
 
 if __name__ == "__main__":
-    # An exception that ends the run is reported, not retried; pycurl.error by its full name.
-    exit_with(main, names={pycurl.error: "pycurl.error"})
+    # A clean failure is pycurl.error, libcurl's error code and message: perform() "Raises
+    # pycurl.error exception upon failure" (https://pycurl.io/docs/latest/curlobject.html#pycurl.Curl.perform;
+    # the multi interface reports a failed transfer in info_read(), raised here as the same
+    # pycurl.error, https://pycurl.io/docs/latest/curlmultiobject.html). Printed by its full name.
+    # Anything else is a crash (traceback, exit 70).
+    exit_with(main, errors=(pycurl.error,), names={pycurl.error: "pycurl.error"})

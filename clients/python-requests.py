@@ -72,4 +72,9 @@ def main():
 
 
 if __name__ == "__main__":
-    exit_with(main)  # an exception that ends the run is reported, not retried
+    # A clean failure is what requests documents raising: "All exceptions that Requests explicitly
+    # raises inherit from requests.exceptions.RequestException"
+    # (https://requests.readthedocs.io/en/latest/user/quickstart/#errors-and-exceptions,
+    # https://requests.readthedocs.io/en/latest/api/#exceptions). Anything else escaping
+    # requests or urllib3 is a crash (traceback, exit 70).
+    exit_with(main, errors=(requests.exceptions.RequestException,))

@@ -7,6 +7,7 @@ from urllib's own handlers: which scheme to answer, how often to retry, redirect
 checks are all urllib's (and the ssl module's) decisions.
 Version: python3 -c 'import sys, urllib.request; print(urllib.request.__version__, sys.version.split()[0])'
 """
+import http.client
 import ssl
 import urllib.error
 import urllib.request
@@ -82,4 +83,13 @@ def main():
 
 
 if __name__ == "__main__":
-    exit_with(main)  # an exception that ends the run is reported, not retried
+    # A clean failure is what urllib documents raising: URLError "on protocol errors" (a subclass
+    # of OSError, https://docs.python.org/3.11/library/urllib.request.html#urllib.request.urlopen,
+    # https://docs.python.org/3.11/library/urllib.error.html), the OSError family for socket, TLS
+    # and timeout errors and http.client.HTTPException (IncompleteRead, RemoteDisconnected...)
+    # from the http.client underneath (https://docs.python.org/3.11/library/http.client.html), and
+    # the ValueError its auth handlers raise "when presented with a wrong Authentication scheme"
+    # (https://docs.python.org/3.11/library/urllib.request.html#urllib.request.HTTPBasicAuthHandler,
+    # .HTTPDigestAuthHandler); the Digest handler's unsupported algorithm or qop is that
+    # ValueError too. Anything else is a crash (traceback, exit 70).
+    exit_with(main, errors=(urllib.error.URLError, OSError, http.client.HTTPException, ValueError))

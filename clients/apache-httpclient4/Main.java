@@ -21,6 +21,7 @@ import static authmock.AdapterSupport.report;
 import static authmock.AdapterSupport.trustStore;
 
 import java.io.File;
+import java.io.IOException;
 import java.net.URI;
 import java.util.List;
 
@@ -48,7 +49,12 @@ import org.apache.http.util.EntityUtils;
 
 public final class Main {
     public static void main(String[] args) {
-        exitWith(Main::run); // an exception that ends the run is reported, not retried
+        // A clean failure is what HttpClient.execute documents throwing: IOException "in case of a problem or
+        // the connection was aborted" and ClientProtocolException (an IOException) "in case of an http
+        // protocol error" (https://hc.apache.org/httpcomponents-client-4.5.x/current/httpclient/apidocs/org/apache/http/client/HttpClient.html).
+        // Anything else, e.g. the ArrayIndexOutOfBoundsException of hostile.ntlm-target-info-wraps, is a
+        // crash (stack trace, exit 70).
+        exitWith(Main::run, IOException.class);
     }
 
     static int run() throws Exception {

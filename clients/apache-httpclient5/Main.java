@@ -21,6 +21,7 @@ import static authmock.AdapterSupport.report;
 import static authmock.AdapterSupport.trustStore;
 
 import java.io.File;
+import java.io.IOException;
 import java.net.URI;
 import java.util.List;
 
@@ -50,7 +51,12 @@ import org.apache.hc.core5.util.Timeout;
 
 public final class Main {
     public static void main(String[] args) {
-        exitWith(Main::run); // an exception that ends the run is reported, not retried
+        // A clean failure is what CloseableHttpClient.execute documents throwing: IOException "in case of a
+        // problem or the connection was aborted", ClientProtocolException (an IOException) for a protocol
+        // error (https://hc.apache.org/httpcomponents-client-5.2.x/current/httpclient5/apidocs/org/apache/hc/client5/http/impl/classic/CloseableHttpClient.html).
+        // Anything else, e.g. the ArrayIndexOutOfBoundsException of hostile.ntlm-target-info-wraps, is a
+        // crash (stack trace, exit 70).
+        exitWith(Main::run, IOException.class);
     }
 
     static int run() throws Exception {

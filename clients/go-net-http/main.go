@@ -48,7 +48,12 @@ func count(name string) int {
 	return 1
 }
 
-// fail prints one line `Type: message` to stderr and exits 1.
+// fail prints one line `Type: message` to stderr and exits 1: a clean failure. Clean failures are the
+// `error` values net/http returns (Client.Do: "An error is returned if caused by client policy (such as
+// CheckRedirect), or failure to speak HTTP (such as a network connectivity problem)",
+// https://pkg.go.dev/net/http#Client.Do) and the adapter's own setup errors. A panic is a crash, left
+// to Go's runtime: "panic: ..." and the goroutines' stacks on stderr, exit status 2, which this adapter
+// never uses otherwise (a runtime "fatal error: ..." exits 2 too). The profile declares both.
 func fail(err error) {
 	fmt.Fprintf(os.Stderr, "%T: %v\n", err, err)
 	os.Exit(1)

@@ -1,7 +1,8 @@
 // The plumbing the Java adapters share, none of it an HTTP library's API: reading the AUTHMOCK_* inputs,
 // PEM files into KeyStores (a library's own TLS setup takes them from there), running the parallel
 // workers, and turning the statuses or the exception that ended the run into the output and exit status
-// the client contract asks for (README, "The client contract").
+// the client contract asks for (README, "The client contract"): 1 for an exception of a type the library
+// documents, 70 (EX_SOFTWARE) with the stack trace for any other, a crash (issue 26).
 //
 // Compiled together with each adapter by its profile's prepare step, e.g.
 //   javac -cp "$CP" -d okhttp/classes okhttp/Main.java java-common/AdapterSupport.java
@@ -48,12 +49,21 @@ public final class AdapterSupport {
         return value == null ? fallback : value;
     }
 
+    /** The exit status of a crash (sysexits.h EX_SOFTWARE): the profiles declare it in `crash: exit-status`. */
+    public static final int CRASHED = 70;
+
     /**
-     * Runs the adapter and exits with its status. An exception that ends it is reported, not retried: one
-     * line on stderr, the exception's class and message (the worker's own exception, not the executor's
-     * ExecutionException or CompletionException around it), and exit status 1.
+     * Runs the adapter and exits with its status. An exception that ends it is reported, not retried. It is
+     * first unwrapped from the executor's ExecutionException or CompletionException around it (the worker's
+     * own exception). If it is an instance of one of `documented`, the exception types the library's
+     * documentation says its calls throw (each adapter cites the page), it is a clean failure: one line on
+     * stderr, the exception's class and message, and exit status 1. Anything else (a RuntimeException or an
+     * Error out of the library, or a bug of the adapter) is a crash: the stack trace as the JVM's own
+     * handler prints an uncaught one, `Exception in thread "main" ...` (the marker the profiles declare in
+     * `crash: stderr`), and exit status 70.
      */
-    public static void exitWith(Callable<Integer> adapter) {
+    @SafeVarargs
+    public static void exitWith(Callable<Integer> adapter, Class<? extends Throwable>... documented) {
         int status;
         try {
             status = adapter.call();
@@ -64,10 +74,25 @@ public final class AdapterSupport {
                 cause = cause.getCause();
             }
             System.out.flush();
-            System.err.println(cause.getClass().getName() + ": " + String.valueOf(cause.getMessage()).replace('\n', ' '));
-            status = 1;
+            if (isAny(cause, documented)) {
+                System.err.println(cause.getClass().getName() + ": " + String.valueOf(cause.getMessage()).replace('\n', ' '));
+                status = 1;
+            } else {
+                System.err.print("Exception in thread \"" + Thread.currentThread().getName() + "\" ");
+                cause.printStackTrace();
+                status = CRASHED;
+            }
         }
         System.exit(status);
+    }
+
+    private static boolean isAny(Throwable e, Class<? extends Throwable>[] types) {
+        for (Class<? extends Throwable> type : types) {
+            if (type.isInstance(e)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Prints the statuses on one line; the exit status: 0 when every one is a 2xx, else 1. */

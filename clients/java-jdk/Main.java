@@ -20,6 +20,7 @@ import static authmock.AdapterSupport.keyStore;
 import static authmock.AdapterSupport.report;
 import static authmock.AdapterSupport.trustStore;
 
+import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Authenticator;
@@ -246,7 +247,14 @@ public final class Main {
             System.err.println("usage: java Main --api urlconnection|httpclient");
             System.exit(2);
         }
-        exitWith(() -> { // an exception that ends the run is reported, not retried
+        // A clean failure is an exception of the types the JDK documents for a failed exchange:
+        // IOException for HttpURLConnection (getResponseCode, getInputStream: "if an I/O error occurs",
+        // https://docs.oracle.com/en/java/javase/17/docs/api/java.base/java/net/HttpURLConnection.html),
+        // IOException and InterruptedException for HttpClient.send, with which sendAsync's future
+        // completes exceptionally too
+        // (https://docs.oracle.com/en/java/javase/17/docs/api/java.net.http/java/net/http/HttpClient.html#send(java.net.http.HttpRequest,java.net.http.HttpResponse.BodyHandler)).
+        // Anything else is a crash (stack trace, exit 70).
+        exitWith(() -> {
             String url = input("AUTHMOCK_URL");
             if (url == null) {
                 throw new IllegalArgumentException("AUTHMOCK_URL is missing");
@@ -262,6 +270,6 @@ public final class Main {
             return report(api.equals("urlconnection")
                     ? runUrlConnection(urlConnection(url, method, body, timeoutMillis), repeat, parallel)
                     : runHttpClient(url, method, body, timeoutMillis, repeat, parallel));
-        });
+        }, IOException.class, InterruptedException.class);
     }
 }

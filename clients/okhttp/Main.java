@@ -28,6 +28,7 @@ import static authmock.AdapterSupport.privateKey;
 import static authmock.AdapterSupport.report;
 
 import java.io.File;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Proxy;
 import java.security.KeyPair;
@@ -49,7 +50,12 @@ import okhttp3.tls.HeldCertificate;
 
 public final class Main {
     public static void main(String[] args) {
-        exitWith(Main::run); // an exception that ends the run is reported, not retried
+        // A clean failure is what Call.execute documents throwing: IOException "if the request could not be
+        // executed due to cancellation, a connectivity problem or timeout" (OkHttp 3.13,
+        // https://github.com/square/okhttp/blob/parent-3.13.1/okhttp/src/main/java/okhttp3/Call.java);
+        // pin and TLS failures are SSLPeerUnverifiedException and SSLHandshakeException, IOExceptions too.
+        // Anything else is a crash (stack trace, exit 70).
+        exitWith(Main::run, IOException.class);
     }
 
     static int run() throws Exception {
