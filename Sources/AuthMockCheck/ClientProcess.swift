@@ -54,7 +54,8 @@ struct ClientProcess {
     ///   - directory: where the output files go.
     ///   - workingDirectory: where the client runs; nil: authmock's own.
     static func run(
-        _ arguments: [String], environment: [String: String], directory: URL, workingDirectory: String? = nil, timeout: Double
+        _ arguments: [String], environment: [String: String], directory: URL, workingDirectory: String? = nil, timeout: Double,
+        crash: ClientProfile.CrashSignature = .init()
     ) async throws(LaunchError) -> Result {
         let workingDirectory = workingDirectory ?? FileManager.default.currentDirectoryPath
         guard let program = arguments.first, let path = resolve(program, environment: environment, directory: workingDirectory) else {
@@ -112,10 +113,16 @@ struct ClientProcess {
         let killed = timedOut.load(ordering: .relaxed)
         let signaled = process.terminationReason == .uncaughtSignal
         let status: Int32? = killed || signaled ? nil : process.terminationStatus
+        var outcome = ClientOutcome(
+            exitStatus: status, timedOut: killed, signal: signaled && !killed ? process.terminationStatus : nil, seconds: (seconds * 1000).rounded() / 1000
+        )
+        // The whole of stderr, not its tail: a traceback's first line can be far from its end.
+        if !killed, !signaled, !crash.isEmpty {
+            let text = (try? Data(contentsOf: stderrURL)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+            outcome.crash = crash.evidence(exitStatus: status, stderr: text)
+        }
         return Result(
-            outcome: ClientOutcome(
-                exitStatus: status, timedOut: killed, signal: signaled && !killed ? process.terminationStatus : nil, seconds: (seconds * 1000).rounded() / 1000
-            ),
+            outcome: outcome,
             stdout: tail(of: stdoutURL), stderr: tail(of: stderrURL)
         )
     }

@@ -197,7 +197,8 @@ public struct CheckRunner: Sendable {
         let result: ClientProcess.Result
         do {
             result = try await ClientProcess.run(
-                command, environment: inputs.environment, directory: directory, workingDirectory: profile.directory, timeout: timeout
+                command, environment: inputs.environment, directory: directory, workingDirectory: profile.directory, timeout: timeout,
+                crash: profile.crash
             )
         } catch {
             try? await server.shutdown()
@@ -213,7 +214,8 @@ public struct CheckRunner: Sendable {
 
         let judge = Judge(
             expectations: definition.expectations, authority: inputs.authority,
-            bodySHA256: definition.request.body.map(Judge.sha256Hex), timeout: timeout, shown: item.scenario.tls?.shownToClients
+            bodySHA256: definition.request.body.map(Judge.sha256Hex), timeout: timeout, shown: item.scenario.tls?.shownToClients,
+            credentialHeaders: profile.credentialHeaders
         )
         var judgement = judge.judge(journal, outcome: result.outcome)
         // A gate the journal does not meet is settled by the whole run: judge both ways now.
@@ -265,15 +267,6 @@ public struct CheckRunner: Sendable {
         var authority: String
     }
 
-    /// The environment variable for each placeholder.
-    static let environmentNames: [String: String] = [
-        "url": "AUTHMOCK_URL", "user": "AUTHMOCK_USER", "password": "AUTHMOCK_PASSWORD", "domain": "AUTHMOCK_DOMAIN",
-        "proxy": "AUTHMOCK_PROXY", "proxy_user": "AUTHMOCK_PROXY_USER", "proxy_password": "AUTHMOCK_PROXY_PASSWORD",
-        "ca_file": "AUTHMOCK_CA_FILE", "pin_sha256": "AUTHMOCK_PIN_SHA256", "cert_sha256": "AUTHMOCK_CERT_SHA256", "client_cert": "AUTHMOCK_CLIENT_CERT",
-        "client_key": "AUTHMOCK_CLIENT_KEY", "case": "AUTHMOCK_CASE", "method": "AUTHMOCK_METHOD", "body_file": "AUTHMOCK_BODY_FILE",
-        "repeat": "AUTHMOCK_REPEAT", "parallel": "AUTHMOCK_PARALLEL", "timeout": "AUTHMOCK_TIMEOUT", "ntlm_user_file": "AUTHMOCK_NTLM_USER_FILE",
-    ]
-
     /// Variables that would send the client's loopback requests elsewhere: never inherited.
     static let proxyVariables: Set<String> = ["http_proxy", "https_proxy", "all_proxy", "no_proxy", "ftp_proxy"]
 
@@ -324,15 +317,16 @@ public struct CheckRunner: Sendable {
             try Data(body).write(to: file)
             values["body_file"] = file.path
         }
-        for name in ["user", "password", "domain", "proxy", "proxy_user", "proxy_password", "ca_file", "pin_sha256", "cert_sha256", "client_cert", "client_key", "body_file", "ntlm_user_file"]
-        where values[name] != nil {
-            given.insert(name)
+        for input in ClientInput.allCases where input.isGivenWhenSet && values[input.rawValue] != nil {
+            given.insert(input.rawValue)
         }
 
         var environment = self.environment.filter {
             !$0.key.hasPrefix("AUTHMOCK_") && !Self.proxyVariables.contains($0.key.lowercased())
         }
-        for (name, value) in values { environment[Self.environmentNames[name]!] = value }
+        for input in ClientInput.allCases {
+            if let value = values[input.rawValue] { environment[input.environmentName] = value }
+        }
         environment.merge(profile.environment(values: values)) { $1 }
 
         let authority = URLComponents(string: values["url"]!).map { "\($0.host ?? ""):\($0.port ?? 0)" } ?? ""

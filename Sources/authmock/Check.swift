@@ -11,9 +11,9 @@ extension AuthMockCommand {
             discussion: """
                 Each case starts its scenario in-process on free ports, runs the client once (no shell), and judges it
                 from the journal and its exit status: pass, non-strict, informational, unimplemented, fail, error or skip.
-                The client gets the case's inputs as placeholders in its arguments ({url}, {user}, {password}, {domain},
-                {proxy}, {proxy_user}, {proxy_password}, {ca_file}, {pin_sha256}, {cert_sha256}, {client_cert},
-                {client_key}, {case}, {method}, {body_file}, {repeat}, {parallel}, {timeout}) and as AUTHMOCK_* environment variables.
+                The client gets the case's inputs as placeholders in its arguments (\(ClientInput.allCases.map(\.placeholder).joined(separator: ", ")))
+                and as AUTHMOCK_* environment variables (AUTHMOCK_URL…). A client killed by a signal has crashed, and so has
+                one that exits with a --crash-exit-status or prints a --crash-stderr line: a crash fails every case.
 
                 Exit status: 0 when no case failed, 1 when one did, 2 for usage or suite errors (or a case the runner
                 could not judge).
@@ -57,6 +57,12 @@ extension AuthMockCommand {
         @Option(help: ArgumentHelp("Write an HTML report here: index.html with the client's column, a page per case with its exchange, style.css.", valueName: "dir"))
         var html: String?
 
+        @Option(help: ArgumentHelp("An exit status by which the client says it crashed (an uncaught exception), repeatable; a profile's `crash:` adds its own.", valueName: "n"))
+        var crashExitStatus: [Int32] = []
+
+        @Option(help: ArgumentHelp("The first words of a stderr line that says the client crashed (`Traceback (most recent call last):`), repeatable.", valueName: "text"))
+        var crashStderr: [String] = []
+
         @Flag(help: "List the selected cases and exit.")
         var list = false
 
@@ -70,6 +76,8 @@ extension AuthMockCommand {
         func usageProblem() -> String? {
             guard timeout > 0 else { return "--timeout must be positive" }
             guard jobs >= 1 else { return "--jobs must be at least 1" }
+            if let status = crashExitStatus.first(where: { !(1...255).contains($0) }) { return "--crash-exit-status takes 1 to 255; got \(status)" }
+            if crashStderr.contains(where: { $0.trimmingCharacters(in: .whitespaces).isEmpty }) { return "--crash-stderr takes the first words of a line, not an empty one" }
             if let shard, Shard(shard) == nil { return "--shard takes I/N with 1 ≤ I ≤ N, e.g. --shard 2/4; got '\(shard)'" }
             if !list, (client == nil) == command.isEmpty {
                 return "give the client either as a command after -- or with --client (one of them)"
@@ -127,7 +135,9 @@ extension AuthMockCommand {
                 }
                 return
             }
-            let profile = loaded ?? .command(command)
+            var profile = loaded ?? .command(command)
+            profile.crash.exitStatuses += crashExitStatus
+            profile.crash.stderrPrefixes += crashStderr
 
             let colour = !noColor && isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
             var runner = CheckRunner(profile: profile, skipFeatures: skipFeatures, defaultTimeout: timeout, authmockVersion: AuthMockCommand.version) {

@@ -89,7 +89,7 @@ struct CheckRunnerTests {
         let result = try only(try await check(["python3", "\(Self.clients)/follow-with-credentials.py"], "redirect.other-host"))
         #expect(result.verdict == .fail)
         let finding = try #require(result.findings.first { $0.contains("sends no credentials to the other host") })
-        #expect(finding.contains("with credentials, to a host or port other than 127.0.0.1:"))
+        #expect(finding.contains("to a host or port other than 127.0.0.1:") && finding.contains("carrying a credential header"))
         #expect(finding.contains("Host: localhost:"))
     }
 
@@ -177,12 +177,6 @@ struct CheckRunnerTests {
         #expect((result.outcome?.seconds ?? 99) < 5)
     }
 
-    /// A client that never connects passes nothing: the TLS rejection cases need a TLS record to judge.
-    @Test func clientThatNeverConnectsPassesNothing() async throws {
-        let report = try await check(["/bin/false"], "tls.*", "basic.no-challenge")
-        #expect(!report.cases.contains { $0.verdict == .pass }, "\(report.cases.map { ($0.id, $0.verdict) })")
-    }
-
     /// A profile's commands run in its own directory, wherever authmock was started.
     @Test func profileCommandsRunNextToTheProfile() async throws {
         let text = try String(contentsOf: repositoryRoot.appendingPathComponent("clients/python-urllib.yaml"), encoding: .utf8)
@@ -247,7 +241,9 @@ struct CheckRunnerTests {
     /// NTLM over Basic (informational). A change here is a change in authmock or in curl.
     /// The suite run four cases at a time, and as three shards merged, gives the same verdicts as one at a time.
     @Test func curlVerdictsOverTheSuite() async throws {
-        guard try await curlMajorVersion() == 7 else { return }
+        // The pins below are curl 7.88's (Debian 12) and curl 8's; an older curl is no reference to pin.
+        let major = try await curlMajorVersion()
+        try #require(major >= 7, "curl \(major) is older than the verdicts pinned here")
         let text = try String(contentsOf: repositoryRoot.appendingPathComponent("clients/curl.yaml"), encoding: .utf8)
         let profile = try ClientProfileLoader.load(yaml: text, file: "clients/curl.yaml")
         let suite = try Suite.load(directory: Self.suiteDirectory)
@@ -282,8 +278,8 @@ struct CheckRunnerTests {
             "tls.cn-only": .informational, "tls.cert-pin-rotation": .informational,
             // Observations only: what curl sent (UTF-8; Basic asked for at every path before it is sent).
             "basic.non-latin1-no-charset": .informational, "basic.preemptive-scope": .informational,
-            // curl 7.88 hashes SHA-512-256 with SHA-256 (fixed by curl pull 12897).
-            "digest.sha512-256": .fail,
+            // curl 7.88 hashes SHA-512-256 with SHA-256 (fixed by curl pull 12897, in 8.6.0).
+            "digest.sha512-256": major == 7 ? .fail : .pass,
         ]
         for result in report.cases {
             #expect(result.verdict == exceptions[result.id, default: .pass], "\(result.id): \(result.findings)")

@@ -44,7 +44,7 @@ extension CheckRunnerTests {
             ),
             FieldCase(
                 id: "redirect.chain-back", wrong: python("redirect-chain.py", "--restore"),
-                finding: "sends no credentials to the other host, on the first hop or the second — 1 request(s) with credentials, to a host or port other than",
+                finding: "sends no credentials to the other host, on the first hop or the second — 1 request(s) to a host or port other than",
                 right: python("redirect-chain.py")
             ),
             FieldCase(

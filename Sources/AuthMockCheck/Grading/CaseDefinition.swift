@@ -118,11 +118,17 @@ public struct Expectations: Sendable, Equatable {
     /// If no request matches one of these patterns, the client lacks the feature: the case is
     /// `unimplemented` (unless a bound graded `fail` is broken anyway — a leak is a leak).
     public var implemented: [EntryPattern]
+    /// The situation the case's title names (`met:`), as requests in this order: the challenge, the 407, the
+    /// stale nonce, the hostile answer. A client that never met it cannot have shown the behaviour, so the
+    /// case is `unimplemented` — whatever the rest of its run says (unlike a scheme named in `implemented:`,
+    /// which the run settles). Besides these, every case needs the client to have reached the server at all.
+    public var met: [EntryPattern]
     public var checks: [Check]
 
-    public init(outcome: ExpectedOutcome = .any, implemented: [EntryPattern] = [], checks: [Check] = []) {
+    public init(outcome: ExpectedOutcome = .any, implemented: [EntryPattern] = [], met: [EntryPattern] = [], checks: [Check] = []) {
         self.outcome = outcome
         self.implemented = implemented
+        self.met = met
         self.checks = checks
     }
 }
@@ -255,6 +261,17 @@ public struct EntryPattern: Sendable, Equatable {
     public var nonceReused: Bool?
     /// Whether the journal flagged a credential sent to the wrong party.
     public var leak: Bool?
+    /// Whether the request carried a header that holds a credential, whichever hop it was for: one the
+    /// journal marks (`Authorization`, `Proxy-Authorization`, `Cookie`) or one the client's profile declares
+    /// (`credential-headers:`). `credentials:` reads only the header of the request's own hop.
+    public var credentialHeader: CredentialHeader?
+
+    public enum CredentialHeader: Sendable, Equatable {
+        /// Any credential header (true), or none (false).
+        case any(Bool)
+        /// This credential header, by name (`Cookie`).
+        case named(String)
+    }
     /// The HTTP version the request came in: `http/1.1` or `h2`.
     public var httpProtocol: HTTPProtocol?
     /// Whether the server answered it with something hostile on purpose (a raw challenge, a corrupted

@@ -25,9 +25,9 @@ public enum CaseLoader {
         "case": ["title", "reference", "features", "timeout", "request", "give"],
         "case.request": ["method", "path", "body", "body-bytes", "repeat", "parallel", "plain-http"],
         "case.give": ["password", "proxy-password", "ca", "pin", "cert-pin", "client-certificate", "timeout"],
-        "expect": ["outcome", "implemented", "checks"],
+        "expect": ["outcome", "implemented", "met", "checks"],
         "check": ["that", "grade", "sequence", "never", "at-most", "at-least", "of", "after", "observe"],
-        "pattern": ["kind", "hop", "method", "status", "verdict", "credentials", "algorithm", "qop", "userhash", "authority", "tls", "client-certificate", "body", "nonce-reused", "leak", "protocol", "hostile", "ntlm-version"],
+        "pattern": ["kind", "hop", "method", "status", "verdict", "credentials", "algorithm", "qop", "userhash", "authority", "tls", "client-certificate", "body", "nonce-reused", "leak", "credential-header", "protocol", "hostile", "ntlm-version"],
     ]
 }
 
@@ -182,6 +182,15 @@ extension ScenarioReader {
                 expectations.implemented = [single]
             }
         }
+        if let node = fields["met"] {
+            // One pattern, or requests that must come in this order.
+            if case .sequence(let items) = node {
+                if items.isEmpty { report(node, "expect.met is an empty list", hint: "give a pattern, or leave it out") }
+                expectations.met = items.enumerated().compactMap { pattern($0.element, "expect.met item \($0.offset + 1)") }
+            } else if let single = pattern(node, "expect.met") {
+                expectations.met = [single]
+            }
+        }
         if let node = fields["checks"], let items = sequence(node, "expect.checks") {
             expectations.checks = items.compactMap(check)
         }
@@ -290,6 +299,18 @@ extension ScenarioReader {
         if let node = fields["body"] { pattern.body = choice(node, "\(what).body", EntryPattern.Body.self) }
         if let node = fields["nonce-reused"] { pattern.nonceReused = bool(node, "\(what).nonce-reused") }
         if let node = fields["leak"] { pattern.leak = bool(node, "\(what).leak") }
+        if let node = fields["credential-header"] {
+            // true, false, or the name of one credential header.
+            if case .scalar(let scalar) = node, scalar.style == .plain, ["true", "false"].contains(scalar.string) {
+                pattern.credentialHeader = .any(scalar.string == "true")
+            } else if let name = string(node, "\(what).credential-header") {
+                if name.isEmpty || name.contains(where: { $0 == ":" || $0.isWhitespace }) {
+                    report(node, "credential-header '\(name)' is neither true, false nor a header name", hint: "write true, false, or a name such as Cookie")
+                } else {
+                    pattern.credentialHeader = .named(name)
+                }
+            }
+        }
         if let node = fields["protocol"], let text = string(node, "\(what).protocol") {
             if let value = HTTPProtocol(rawValue: text.lowercased()) {
                 pattern.httpProtocol = value

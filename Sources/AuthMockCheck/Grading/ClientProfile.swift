@@ -1,4 +1,5 @@
 public import AuthMockCore
+internal import Foundation
 internal import Yams
 
 /// How to run one HTTP client against a case: its command line, the arguments that depend on which
@@ -43,6 +44,15 @@ public struct ClientProfile: Sendable, Equatable {
             .filter { !$0.isEmpty }
         return parts.isEmpty ? nil : parts.joined(separator: "\n\n")
     }
+    /// The pages of the library's documentation the adapter follows (`documentation:`), for people who
+    /// check that it calls the API as its users are taught to.
+    public var documentation: [String] = []
+    /// How the client says it crashed, beyond dying of a signal (`crash:`).
+    public var crash = CrashSignature()
+    /// Headers the adapter sends that hold a credential (`credential-headers:`, e.g. an API key), counted
+    /// like `Authorization` wherever a case looks for credentials leaving their authority.
+    public var credentialHeaders: [String] = []
+
     /// What the client needs installed, for scripts that set a machine up (`ci/conformance`): the runner
     /// itself installs nothing.
     public var install: Install
@@ -123,6 +133,47 @@ public struct ClientProfile: Sendable, Equatable {
         }
     }
 
+    /// How a client run that crashed is told from one that refused cleanly (README, "The client contract"):
+    /// a signal always is a crash; these add exit statuses (an adapter's uncaught exception: 70, EX_SOFTWARE)
+    /// and the first words of a stderr line a runtime prints for one (`Traceback (most recent call last):`,
+    /// `Exception in thread "main"`, `panic: `).
+    public struct CrashSignature: Sendable, Equatable {
+        public var exitStatuses: [Int32] = []
+        public var stderrPrefixes: [String] = []
+
+        public init(exitStatuses: [Int32] = [], stderrPrefixes: [String] = []) {
+            self.exitStatuses = exitStatuses
+            self.stderrPrefixes = stderrPrefixes
+        }
+
+        public var isEmpty: Bool { exitStatuses.isEmpty && stderrPrefixes.isEmpty }
+
+        /// What says the run crashed, for the finding (`exit status 70`, `stderr: Traceback … — IndexError: …`);
+        /// nil when nothing does.
+        public func evidence(exitStatus: Int32?, stderr: some StringProtocol) -> String? {
+            if let status = exitStatus, exitStatuses.contains(status) {
+                return "exit status \(status), which its profile reserves for a crash" + (Self.lastLine(stderr).map { ": \($0)" } ?? "")
+            }
+            let lines = stderr.split(whereSeparator: \.isNewline)
+            for line in lines {
+                let text = line.drop { $0 == " " || $0 == "\t" }
+                if stderrPrefixes.contains(where: { text.hasPrefix($0) }) {
+                    // The banner line names the exception on the JVM (`Exception in thread "main" java.…`);
+                    // Python's names it on the last line.
+                    let banner = String(text.prefix(300))
+                    let last = Self.lastLine(stderr).map { $0 == banner || $0.hasPrefix("at ") ? "" : " … \($0)" } ?? ""
+                    return "its stderr says: \(banner)" + last
+                }
+            }
+            return nil
+        }
+
+        /// The last non-empty line, cut to 300 characters: usually the exception and its message.
+        static func lastLine(_ text: some StringProtocol) -> String? {
+            text.split(whereSeparator: \.isNewline).last { !$0.allSatisfy(\.isWhitespace) }.map { String($0.trimmingCharacters(in: .whitespaces).prefix(300)) }
+        }
+    }
+
     /// Arguments added when every input in `when` is given and none in `unless` is.
     public struct ConditionalArguments: Sendable, Equatable {
         public var when: [String]
@@ -136,12 +187,8 @@ public struct ClientProfile: Sendable, Equatable {
         }
     }
 
-    /// Every placeholder the runner fills, in the order the README documents them. Besides these,
-    /// `when:` may name `repeat` and `parallel` (more than one fetch), and `method` (not GET).
-    public static let placeholders = [
-        "url", "user", "password", "domain", "proxy", "proxy_user", "proxy_password", "ca_file", "pin_sha256", "client_cert", "client_key",
-        "case", "method", "body_file", "repeat", "parallel", "timeout", "ntlm_user_file",
-    ]
+    /// Every placeholder the runner fills, in the order the README documents them: ``ClientInput``'s names.
+    public static let placeholders = ClientInput.names
 
     /// The client's environment variables for a case: those of `env:` whose placeholders are all given.
     public func environment(values: [String: String]) -> [String: String] {
@@ -198,14 +245,18 @@ public struct ClientProfile: Sendable, Equatable {
 
 /// Reads client profiles (`clients/NAME.yaml`) strictly, with the scenario loader's diagnostics.
 public enum ClientProfileLoader {
-    public static let keys = ["name", "description", "version", "prepare", "skip-features", "notes", "tls-notes", "cells", "install", "command", "args", "per-fetch", "env"]
+    public static let keys = [
+        "name", "description", "version", "documentation", "prepare", "skip-features", "notes", "tls-notes", "cells", "install", "crash", "credential-headers", "command", "args",
+        "per-fetch", "env",
+    ]
     public static let installKeys = ["debian", "pypi"]
     public static let argumentKeys = ["when", "unless", "add"]
+    public static let crashKeys = ["exit-status", "stderr"]
     public static let cellKeys = ["case", "verdict", "why", "links"]
     /// The verdicts a `cells:` entry may explain: every one but `error`, which is the runner's, never the client's.
     public static let cellVerdicts = CaseVerdict.allCases.filter { $0 != .error }
     /// What `when:` and `unless:` may name.
-    public static let conditions = ClientProfile.placeholders.filter { $0 != "url" && $0 != "case" }
+    public static let conditions = ClientInput.allCases.filter(\.isCondition).map(\.rawValue)
 
     /// Reads a profile's text; `file` names it in diagnostics. A profile names no other file to read.
     public static func load(yaml text: String, file: String) throws(ScenarioLoadError) -> ClientProfile {
@@ -223,6 +274,25 @@ extension ScenarioReader {
         profile.description = fields["description"].flatMap { string($0, "description", allowEmpty: true) } ?? ""
         profile.versionCommand = fields["version"].flatMap { words($0, "version") }
         profile.prepare = fields["prepare"].flatMap { words($0, "prepare") }
+        profile.documentation = fields["documentation"].map { links($0, "documentation") } ?? []
+        if let node = fields["crash"], let crash = mapping(node, "crash", allowed: ClientProfileLoader.crashKeys, required: []) {
+            if let statuses = crash["exit-status"], let items = sequence(statuses, "crash.exit-status") {
+                for item in items {
+                    if let status = int(item, "an exit status of crash.exit-status", in: 1...255) { profile.crash.exitStatuses.append(Int32(status)) }
+                }
+            }
+            if let prefixes = crash["stderr"] {
+                profile.crash.stderrPrefixes = checkedStrings(prefixes, "crash.stderr", item: "a stderr prefix") { text in
+                    text.trimmingCharacters(in: .whitespaces).isEmpty ? ("an empty prefix would call every run a crash", "the first words a crash prints, e.g. \"Traceback (most recent call last):\"") : nil
+                } ?? []
+            }
+        }
+        if let node = fields["credential-headers"] {
+            profile.credentialHeaders = checkedStrings(node, "credential-headers", item: "a header name") { name in
+                name.isEmpty || name.contains(where: { $0 == ":" || $0.isWhitespace })
+                    ? ("'\(name)' is not a header name", "a field name such as X-Api-Key, without the colon") : nil
+            } ?? []
+        }
         profile.notes = fields["notes"].flatMap { string($0, "notes", allowEmpty: true) }
         profile.tlsNotes = fields["tls-notes"].flatMap { string($0, "tls-notes", allowEmpty: true) }
         if let node = fields["cells"] { profile.cells = cellNotes(node) }
@@ -322,6 +392,14 @@ extension ScenarioReader {
             }
         }
         return words.count == items.count ? words : nil
+    }
+
+    /// One URL or a list of them, each http(s).
+    private func links(_ node: Node, _ what: String) -> [String] {
+        let list: Node = if case .scalar = node { .sequence(.init([node])) } else { node }
+        return checkedStrings(list, what, item: "a URL of \(what)") { url in
+            url.hasPrefix("https://") || url.hasPrefix("http://") ? nil : ("\(what) names '\(url)', which is not a URL", "the page the adapter follows, https://…")
+        } ?? []
     }
 
     /// Package names: one word each, no options (`-y` would be read by apt-get as one).

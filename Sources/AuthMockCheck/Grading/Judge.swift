@@ -11,12 +11,16 @@ public struct ClientOutcome: Sendable, Equatable, Codable {
     public var signal: Int32?
     /// Seconds from start to exit (or to the kill).
     public var seconds: Double
+    /// What says the client crashed although it exited (an exit status or a stderr line its profile
+    /// declares: ``ClientProfile/CrashSignature``); nil when nothing does.
+    public var crash: String?
 
-    public init(exitStatus: Int32?, timedOut: Bool = false, signal: Int32? = nil, seconds: Double = 0) {
+    public init(exitStatus: Int32?, timedOut: Bool = false, signal: Int32? = nil, seconds: Double = 0, crash: String? = nil) {
         self.exitStatus = exitStatus
         self.timedOut = timedOut
         self.signal = signal
         self.seconds = seconds
+        self.crash = crash
     }
 
     enum CodingKeys: String, CodingKey {
@@ -24,6 +28,7 @@ public struct ClientOutcome: Sendable, Equatable, Codable {
         case timedOut = "timed_out"
         case signal
         case seconds
+        case crash
     }
 
     /// `signal 11 (SIGSEGV)`.
@@ -84,13 +89,20 @@ public struct Judge: Sendable {
     /// What the server's TLS presented, for people ("a certificate that expired yesterday"); nil on
     /// cleartext cases.
     public var shown: String?
+    /// Header names the client's profile declares as credentials (`credential-headers:`), besides those the
+    /// journal marks; lower-cased.
+    public var credentialHeaders: Set<String>
 
-    public init(expectations: Expectations, authority: String, bodySHA256: String? = nil, timeout: Double = 10, shown: String? = nil) {
+    public init(
+        expectations: Expectations, authority: String, bodySHA256: String? = nil, timeout: Double = 10, shown: String? = nil,
+        credentialHeaders: [String] = []
+    ) {
         self.expectations = expectations
         self.authority = authority.lowercased()
         self.bodySHA256 = bodySHA256
         self.timeout = timeout
         self.shown = shown
+        self.credentialHeaders = Set(credentialHeaders.map { $0.lowercased() })
     }
 
     /// - Parameter implementedAnyway: judge as if the `implemented:` gate were met — the judgement for a
@@ -102,7 +114,10 @@ public struct Judge: Sendable {
         var observations: [String] = []
 
         let missing = implementedAnyway ? nil : expectations.implemented.first { pattern in !entries.contains { matches(pattern, $0) } }
-        let implemented = missing == nil
+        // What no knowledge of the rest of the run can make up for: the client reached the server, and met
+        // the situation the case is about.
+        let unmet = situationUnmet(entries, &quoted)
+        let implemented = missing == nil && unmet == nil
 
         if outcome.timedOut {
             let requests = entries.filter { $0.exchange > 0 }
@@ -114,6 +129,9 @@ public struct Judge: Sendable {
         } else if let signal = outcome.signal {
             // A crash is wrong whatever the case asked: no expectation makes it right.
             failures.append((.fail, "expected the client to end on its own; it was killed by \(ClientOutcome.describe(signal: signal)), a crash" + lastAnswer(entries, &quoted)))
+        } else if let crash = outcome.crash {
+            // An uncaught exception is no refusal, whatever the exit status looks like.
+            failures.append((.fail, "expected the client to refuse or succeed cleanly; it crashed (\(crash))" + lastAnswer(entries, &quoted)))
         } else if implemented {
             let ok = outcome.exitStatus == 0
             switch expectations.outcome {
@@ -145,15 +163,42 @@ public struct Judge: Sendable {
             }
         }
 
+        // A leak the journal recorded where the case's URL does not point (a credential that followed a
+        // redirect elsewhere) fails every case, like a crash: no expectation makes it right. A case with its
+        // own leak check words the finding itself; at the case's own authority a header the application set
+        // (Proxy-Authorization without a proxy) is the application's choice, judged by the cases about it.
+        let leaking = entries.filter { $0.leaks?.isEmpty == false && Self.authority(of: $0)?.lowercased() != authority }
+        let checksLeaks = expectations.checks.contains { check in
+            if case .count(let pattern, _, _, _) = check.rule { pattern.leak == true } else { false }
+        }
+        if !leaking.isEmpty, !checksLeaks {
+            failures.append((
+                .fail, "expected no credential to leave the case's authority; the journal recorded a leak elsewhere:" + quote(leaking.prefix(3), into: &quoted)
+                    + (leaking.count > 3 ? " … (\(leaking.count) requests)" : "")
+            ))
+        }
+
         let verdict = self.verdict(worst: failures.map(\.0).max(), implemented: implemented)
         var findings = failures.sorted { $0.0 > $1.0 }.map(\.1)
         // Where TLS is part of the story, say what the client was shown and what it did with it.
         let observesTLS = expectations.checks.contains { $0.rule == .observe(.tlsConnections) }
         if verdict != .pass, !observesTLS, let story = tlsStory(entries, &quoted) { findings.append(story) }
-        if verdict == .unimplemented, let pattern = missing {
+        if verdict == .unimplemented, let unmet {
+            findings.insert(unmet, at: 0)
+        } else if verdict == .unimplemented, let pattern = missing {
             findings.insert("the client never sent a request \(describe(pattern)): it lacks the feature, or was not given the inputs" + lastAnswer(entries, &quoted), at: 0)
         }
         return Judgement(verdict: verdict, findings: findings, observations: observations, quoted: quoted.sorted())
+    }
+
+    /// Why the client cannot have shown the case's behaviour, whatever it did elsewhere: it never reached the
+    /// server, or never met what `met:` names. nil when it did both.
+    private func situationUnmet(_ entries: [JournalEntry], _ quoted: inout Set<Int>) -> String? {
+        guard entries.contains(where: { $0.exchange > 0 || $0.requests != nil }) else {
+            return "the client never reached the server (no connection, no request), so it showed none of the case's behaviour"
+        }
+        guard !expectations.met.isEmpty, let finding = sequenceFinding(expectations.met, entries, &quoted) else { return nil }
+        return "the client never met what the case is about — \(finding)"
     }
 
     /// The schemes this case's `implemented:` gate names that its own journal does not show: empty when the
@@ -396,10 +441,23 @@ public struct Judge: Sendable {
         }
         if let reused = pattern.nonceReused, (Self.nc(of: entry).map { $0 > 1 } ?? false) != reused { return false }
         if let leak = pattern.leak, (entry.leaks?.isEmpty == false) != leak { return false }
+        switch pattern.credentialHeader {
+        case .any(let carried)?: if carriesCredentialHeader(entry) != carried { return false }
+        case .named(let name)?: if !carriesCredentialHeader(entry, named: name) { return false }
+        case nil: break
+        }
         if let wanted = pattern.httpProtocol, entry.httpProtocol != wanted.rawValue { return false }
         if let hostile = pattern.hostile, (entry.hostile != nil) != hostile { return false }
         if let version = pattern.ntlmVersion, params["message"] != "AUTHENTICATE" || params["version"] != version { return false }
         return true
+    }
+
+    /// Whether a request carried a credential in any header: one the journal marks, or one the profile declares.
+    func carriesCredentialHeader(_ entry: JournalEntry, named name: String? = nil) -> Bool {
+        entry.headers.contains { header in
+            (name.map { header.name.equalsIgnoringASCIICase($0) } ?? true)
+                && (header.credential == true || credentialHeaders.contains(header.name.lowercased()))
+        }
     }
 
     /// The auth-scheme of the credentials the request carried for its hop: as the engine read them, or
@@ -463,6 +521,11 @@ public struct Judge: Sendable {
         }
         if let reused = pattern.nonceReused { parts.append(reused ? "reusing a nonce (nc > 1)" : "with a fresh nonce") }
         if let leak = pattern.leak { parts.append(leak ? "leaking a credential" : "leaking nothing") }
+        switch pattern.credentialHeader {
+        case .any(let carried)?: parts.append(carried ? "carrying a credential header" : "carrying no credential header")
+        case .named(let name)?: parts.append("carrying a credential in \(name)")
+        case nil: break
+        }
         if let wanted = pattern.httpProtocol { parts.append(wanted == .h2 ? "over HTTP/2" : "over HTTP/1.1") }
         if let hostile = pattern.hostile { parts.append(hostile ? "answered with a hostile challenge" : "answered without a hostile challenge") }
         if let version = pattern.ntlmVersion { parts.append("an NTLM AUTHENTICATE with an \(version) response") }

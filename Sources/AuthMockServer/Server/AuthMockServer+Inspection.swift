@@ -16,9 +16,12 @@ extension AuthMockServer {
         return Self.url(host: configuration.host, port: port, tls: isTLS)
     }
 
-    /// The plain-HTTP URL when a TLS scenario also listens on plain HTTP (`plain-http: true`).
+    /// The plain-HTTP URL when a TLS scenario also listens on plain HTTP (`plain-http: true`), with the same
+    /// host name as ``url`` (`http://localhost:P/` beside `https://localhost:Q/`): a redirect between the two
+    /// changes the scheme and port, never the host, so a client that keys credentials on the host alone is
+    /// caught.
     public var httpURL: String? {
-        state.withLockedValue { $0.plainChannel?.localAddress?.port }.map { Self.url(host: configuration.host, port: $0, tls: false) }
+        state.withLockedValue { $0.plainChannel?.localAddress?.port }.map { Self.url(host: configuration.host, port: $0, tls: true).replacingOccurrences(of: "https://", with: "http://") }
     }
 
     /// The second port's URL when the scenario asks for `second-port: true`.

@@ -6,6 +6,8 @@
   --keep-uri               after a redirect, re-send the answer computed for the first URI (libwww-perl 131)
   --stale-forever          retry on stale=true without a bound (libwww-perl 166)
   --cut N                  keep only N characters of the nonce and realm (curl's 1,023)
+  --qop-auth               answer qop=auth whatever was offered (an auth-int-only challenge included)
+  --no-stale-retry         take stale=true as a refusal and give up (wget, requests' HTTPDigestAuth)
 
 It follows same-origin redirects and exits 0 on a 2xx."""
 import hashlib, http.client, os, re, sys, urllib.parse
@@ -33,7 +35,7 @@ def answer(challenge, uri):
     offered = [q.strip() for q in p.get("qop", "").split(",") if q.strip()]
     fields = f'username="{user}", realm="{realm}", nonce="{nonce}", uri="{uri}", algorithm={algorithm}'
     if offered and "--no-qop" not in flags:
-        qop = "auth" if "auth" in offered else "auth-int"
+        qop = "auth" if "auth" in offered or "--qop-auth" in flags else "auth-int"
         if qop == "auth-int":
             ha2 = h(f"GET:{uri}:{h('')}")
         response = h(f"{ha1}:{nonce}:00000001:0a4f113b:{qop}:{ha2}")
@@ -59,7 +61,7 @@ for _ in range(60):
     challenge = next((c for c in response.headers.get_all("WWW-Authenticate") or [] if c.lower().startswith("digest")), None)
     if challenge is None:
         break
-    if authorization and "stale=true" not in challenge.lower().replace(" ", ""):
+    if authorization and ("stale=true" not in challenge.lower().replace(" ", "") or "--no-stale-retry" in flags):
         break  # the answer was refused: give up
     if authorization:
         stale += 1

@@ -1,0 +1,47 @@
+/// Every input the runner gives a client: a `{placeholder}` in its arguments and in a profile's `env:`, and
+/// an `AUTHMOCK_*` environment variable. This is the one list the profile loader, the runner, `check --help`
+/// and the README's table of the client contract are made from (a test holds the README to it), so that a
+/// placeholder cannot be documented and then left unsubstituted.
+public enum ClientInput: String, CaseIterable, Sendable {
+    case url
+    case user
+    case password
+    case domain
+    case proxy
+    case proxyUser = "proxy_user"
+    case proxyPassword = "proxy_password"
+    case caFile = "ca_file"
+    case pinSHA256 = "pin_sha256"
+    case certSHA256 = "cert_sha256"
+    case clientCert = "client_cert"
+    case clientKey = "client_key"
+    case caseName = "case"
+    case method
+    case bodyFile = "body_file"
+    case `repeat`
+    case parallel
+    case timeout
+    case ntlmUserFile = "ntlm_user_file"
+
+    /// `{cert_sha256}`.
+    public var placeholder: String { "{\(rawValue)}" }
+
+    /// `AUTHMOCK_CERT_SHA256`.
+    public var environmentName: String { "AUTHMOCK_" + rawValue.uppercased() }
+
+    /// Whether a profile's `when:` and `unless:` may name it. The URL and the case's name are always given.
+    public var isCondition: Bool { self != .url && self != .caseName }
+
+    /// Whether a case gives it exactly when it has a value. `method`, `repeat` and `parallel` always have one
+    /// and count as given only when they are not the default (not GET, more than one fetch); the URL and the
+    /// case's name are not conditions at all.
+    var isGivenWhenSet: Bool {
+        switch self {
+        case .url, .caseName, .method, .repeat, .parallel: false
+        default: true
+        }
+    }
+
+    /// Every placeholder name, in the order the README documents them.
+    public static let names = allCases.map(\.rawValue)
+}
