@@ -207,4 +207,19 @@ struct CellNoteTests {
         #expect(unknown.status == 3)
         #expect(unknown.stderr.contains("no case 'digest.md55' in the suite — did you mean 'digest.md5'?"))
     }
+
+    /// Every shipped profile loads, and its entries name cases of the shipped suite, each once.
+    @Test func shippedProfilesNameShippedCases() throws {
+        let ids = Set(try Suite.load(directory: repositoryRoot.appendingPathComponent("scenarios/conformance").path).map(\.id))
+        let directory = repositoryRoot.appendingPathComponent("clients")
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".yaml") }.sorted()
+        #expect(!files.isEmpty)
+        for file in files {
+            let text = try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)
+            let profile = try ClientProfileLoader.load(yaml: text, file: "clients/\(file)")
+            for note in profile.cells {
+                for id in note.cases { #expect(ids.contains(id), "clients/\(file) explains \(id), which is not a case") }
+            }
+        }
+    }
 }
