@@ -16,17 +16,21 @@ extension Reports {
     ///   - cases: the suite's cases, for the expectations on the cell pages; nil lists none (the pages
     ///     then show what the reports carry: title, reference, verdict, findings).
     ///   - notes: per client, its profile's `notes:` (Markdown, shown as text).
+    ///   - cells: per client, its profile's `cells:` entries: each shown on its cell's page (why, links) and
+    ///     marked on the index's cell.
     public static func html(
-        _ suites: [SuiteReport], cases: [ConformanceCase]? = nil, notes: [String: String] = [:], title: String = "Conformance matrix"
+        _ suites: [SuiteReport], cases: [ConformanceCase]? = nil, notes: [String: String] = [:], cells: [String: [ClientProfile.CellNote]] = [:],
+        title: String = "Conformance matrix"
     ) -> [String: String] {
         let definitions = Dictionary((cases ?? []).map { ($0.id, $0.definition) }, uniquingKeysWith: { first, _ in first })
         var files: [String: String] = ["style.css": HTMLSite.stylesheet]
-        files["index.html"] = HTMLSite.index(suites, notes: notes, title: title)
+        files["index.html"] = HTMLSite.index(suites, notes: notes, cells: cells, title: title)
         for suite in suites {
             for report in suite.cases {
                 let definition = cases == nil ? nil : definitions[report.id]
                 files[HTMLSite.cellPath(client: suite.client, case: report.id)] = HTMLSite.cellPage(
-                    report, suite: suite, definition: definition, definitionsGiven: cases != nil, siteTitle: title
+                    report, suite: suite, definition: definition, definitionsGiven: cases != nil, note: cells[suite.client]?.first { $0.cases.contains(report.id) },
+                    siteTitle: title
                 )
             }
         }
@@ -34,7 +38,7 @@ extension Reports {
     }
 }
 
-/// The pieces of ``Reports/html(_:cases:notes:title:)``.
+/// The pieces of ``Reports/html(_:cases:notes:cells:title:)``.
 enum HTMLSite {
     static func escape(_ text: String) -> String { JournalHTML.escape(text) }
 

@@ -84,7 +84,9 @@ extension HTMLSite {
         return false
     }
 
-    static func cellPage(_ report: CaseReport, suite: SuiteReport, definition: CaseDefinition?, definitionsGiven: Bool, siteTitle: String) -> String {
+    static func cellPage(
+        _ report: CaseReport, suite: SuiteReport, definition: CaseDefinition?, definitionsGiven: Bool, note: ClientProfile.CellNote? = nil, siteTitle: String
+    ) -> String {
         let root = "../../"
         var body = "<nav><a href=\"\(root)index.html\">← \(escape(siteTitle))</a> · <a href=\"\(root)index.html#client-\(component(suite.client))\">\(escape(suite.client))</a></nav>\n"
         body += "<header>\n<h1><code>\(escape(report.id))</code> — \(escape(report.title))</h1>\n"
@@ -93,6 +95,7 @@ extension HTMLSite {
         body += "<p class=\"client\">Client: <strong>\(escape(suite.client))</strong>"
         if let version = suite.version { body += " <span class=\"version\">\(escape(version))</span>" }
         body += "</p>\n<p class=\"verdict-line\">Verdict: \(badge(report.verdict))</p>\n</header>\n"
+        if let note { body += why(note, report) }
 
         body += "<section class=\"expectations\">\n<h2>Expectations</h2>\n"
         if let definition {
@@ -132,6 +135,22 @@ extension HTMLSite {
         body += report.journal.isEmpty ? "<p class=\"empty\">No request reached the server.</p>\n" : JournalHTML.entries(report.journal)
         body += "</section>\n"
         return page(title: "\(suite.client) · \(report.id) — \(siteTitle)", root: root, body: body)
+    }
+
+    /// The profile's `cells:` entry for the cell: why (inline Markdown: code and links) and its links; or,
+    /// when the run gave the cell another verdict, that the entry is out of date (its why is not shown).
+    static func why(_ note: ClientProfile.CellNote, _ report: CaseReport) -> String {
+        var html = "<section class=\"why\">\n<h2>Why</h2>\n"
+        guard note.holds(for: report) else {
+            html += "<p class=\"stale\">The profile's <code>cells:</code> entry explains \(badge(note.verdict)), but the run says \(badge(report.verdict)): "
+            html += "its explanation is left out until it is updated (<code>authmock matrix</code> reports it and fails).</p>\n"
+            return html + "</section>\n"
+        }
+        html += "<div class=\"note\">\n" + markdown(note.why) + "</div>\n"
+        if !note.links.isEmpty {
+            html += "<ul class=\"links\">\n" + note.links.map { "<li>\(link($0))</li>\n" }.joined() + "</ul>\n"
+        }
+        return html + "</section>\n"
     }
 
     static func expectations(_ definition: CaseDefinition, _ report: CaseReport) -> String {

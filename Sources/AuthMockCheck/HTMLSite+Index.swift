@@ -3,7 +3,7 @@ import Foundation
 
 /// The index page: the legend, the verdict counts, the matrix with its CSS-only filters, the notes.
 extension HTMLSite {
-    static func index(_ suites: [SuiteReport], notes: [String: String], title: String) -> String {
+    static func index(_ suites: [SuiteReport], notes: [String: String], cells: [String: [ClientProfile.CellNote]] = [:], title: String) -> String {
         let (ids, titles) = Reports.caseRows(suites)
         var families: [String] = []
         for id in ids where !families.contains(family(id)) { families.append(family(id)) }
@@ -21,8 +21,8 @@ extension HTMLSite {
         body += "</ul>\n</section>\n"
 
         body += summary(suites)
-        body += matrix(suites, ids: ids, titles: titles, families: families, verdicts: present)
-        body += clientNotes(suites, notes: notes)
+        body += matrix(suites, ids: ids, titles: titles, families: families, verdicts: present, cells: cells)
+        body += clientNotes(suites, notes: notes, cells: cells)
         return page(title: title, root: "", body: body)
     }
 
@@ -46,7 +46,9 @@ extension HTMLSite {
 
     /// The matrix, preceded by its filters: radio inputs whose `:checked` state hides rows through the
     /// generated rules of the page's `<style>` (no script).
-    static func matrix(_ suites: [SuiteReport], ids: [String], titles: [String: String], families: [String], verdicts: [CaseVerdict]) -> String {
+    static func matrix(
+        _ suites: [SuiteReport], ids: [String], titles: [String: String], families: [String], verdicts: [CaseVerdict], cells: [String: [ClientProfile.CellNote]] = [:]
+    ) -> String {
         let familyIDs = ["all"] + families.map(component)
         let verdictIDs = ["all"] + verdicts.map(\.rawValue)
         var style = "<style>\n"
@@ -99,9 +101,19 @@ extension HTMLSite {
                     html += "<td class=\"cell none\" title=\"\(escape(suite.client)): not run\"></td>"
                     continue
                 }
-                let tip = "\(suite.client) · \(id): \(report.verdict.rawValue)"
-                html += "<td class=\"cell \(verdictClass(report.verdict))\"><a href=\"\(escape(cellPath(client: suite.client, case: id)))\" title=\"\(escape(tip))\">"
-                html += "\(Reports.symbol(report.verdict))<span class=\"hidden\"> \(escape(report.verdict.rawValue))</span></a></td>"
+                var tip = "\(suite.client) · \(id): \(report.verdict.rawValue)"
+                var marker = ""
+                var noted = ""
+                if let note = cells[suite.client]?.first(where: { $0.cases.contains(id) }) {
+                    // The explanation's opening as the tooltip, the whole of it on the cell's page.
+                    tip += note.holds(for: report)
+                        ? " — why: " + opening(note.why)
+                        : " — the profile's cells: entry says \(note.verdict.rawValue): out of date"
+                    marker = "<sup class=\"noted\" aria-hidden=\"true\">\(note.holds(for: report) ? "*" : "!")</sup><span class=\"hidden\"> (explained)</span>"
+                    noted = note.holds(for: report) ? " noted" : " noted stale"
+                }
+                html += "<td class=\"cell \(verdictClass(report.verdict))\(noted)\"><a href=\"\(escape(cellPath(client: suite.client, case: id)))\" title=\"\(escape(tip))\">"
+                html += "\(Reports.symbol(report.verdict))<span class=\"hidden\"> \(escape(report.verdict.rawValue))</span>\(marker)</a></td>"
             }
             html += "</tr>\n"
         }
@@ -109,7 +121,7 @@ extension HTMLSite {
     }
 
     /// Below the matrix, per client: its profile's notes and the cases it did not pass.
-    static func clientNotes(_ suites: [SuiteReport], notes: [String: String]) -> String {
+    static func clientNotes(_ suites: [SuiteReport], notes: [String: String], cells: [String: [ClientProfile.CellNote]] = [:]) -> String {
         var html = "<section class=\"notes\">\n<h2>What each client did where it did not pass</h2>\n"
         for suite in suites {
             html += "<article class=\"client\" id=\"client-\(component(suite.client))\">\n<h3>\(escape(suite.client))"
@@ -118,18 +130,33 @@ extension HTMLSite {
             if let note = notes[suite.client]?.trimmingCharacters(in: .whitespacesAndNewlines), !note.isEmpty {
                 html += "<div class=\"note\">\n" + paragraphs(note) + "</div>\n"
             }
-            let notable = suite.cases.filter { $0.verdict != .pass && $0.verdict != .skip }
+            let entries = cells[suite.client] ?? []
+            let entry = { (id: String) in entries.first { $0.cases.contains(id) } }
+            let notable = suite.cases.filter { ($0.verdict != .pass && $0.verdict != .skip) || entry($0.id) != nil }
             if notable.isEmpty {
                 html += "<p>Every case it ran passed.</p>\n"
             } else {
                 html += "<ul class=\"notable\">\n"
                 for report in notable {
                     let what = (report.findings + report.observations).joined(separator: " ")
-                    html += "<li><a href=\"\(escape(cellPath(client: suite.client, case: report.id)))\">\(badge(report.verdict)) <code>\(escape(report.id))</code></a> \(escape(what))</li>\n"
+                    html += "<li><a href=\"\(escape(cellPath(client: suite.client, case: report.id)))\">\(badge(report.verdict)) <code>\(escape(report.id))</code></a> \(escape(what))"
+                    if let note = entry(report.id) {
+                        html += note.holds(for: report)
+                            ? "<div class=\"why\"><strong>Why:</strong> " + inline(note.why) + (note.links.isEmpty ? "" : " · " + note.links.map(link).joined(separator: " · ")) + "</div>"
+                            : "<div class=\"why stale\">The profile's <code>cells:</code> entry explains \(escape(note.verdict.rawValue)): out of date, left out.</div>"
+                    }
+                    html += "</li>\n"
                 }
                 html += "</ul>\n"
             }
-            let skipped = suite.cases.filter { $0.verdict == .skip }
+            if cells[suite.client] != nil {
+                let unexplained = notable.filter { entry($0.id) == nil }
+                if !unexplained.isEmpty {
+                    let links = unexplained.map { "<a href=\"\(escape(cellPath(client: suite.client, case: $0.id)))\"><code>\(escape($0.id))</code></a>" }
+                    html += "<p class=\"unexplained\">Not explained yet (no <code>cells:</code> entry in its profile): " + links.joined(separator: ", ") + "</p>\n"
+                }
+            }
+            let skipped = suite.cases.filter { $0.verdict == .skip && entry($0.id) == nil }
             if !skipped.isEmpty {
                 let links = skipped.map { "<a href=\"\(escape(cellPath(client: suite.client, case: $0.id)))\"><code>\(escape($0.id))</code></a>" }
                 html += "<p class=\"skipped\">Skipped (features its profile says it lacks): " + links.joined(separator: ", ") + "</p>\n"
@@ -137,6 +164,64 @@ extension HTMLSite {
             html += "</article>\n"
         }
         return html + "</section>\n"
+    }
+
+    /// A `cells:` why as HTML: one `<p>` per paragraph, its inline Markdown (code spans, http(s) links,
+    /// bold) rendered and everything else escaped.
+    static func markdown(_ text: String) -> String {
+        paragraphBlocks(text).map { "<p>" + inline($0) + "</p>\n" }.joined()
+    }
+
+    /// The opening of a why as plain text for a tooltip: its first line, at most 160 characters.
+    static func opening(_ text: String) -> String {
+        let flat = text.split(whereSeparator: \.isNewline).joined(separator: " ")
+        return flat.count > 160 ? String(flat.prefix(159)) + "…" : flat
+    }
+
+    /// A link to `url` (an http(s) URL: the profile loader refuses others) showing the URL.
+    static func link(_ url: String) -> String {
+        "<a href=\"\(escape(url))\">\(escape(url))</a>"
+    }
+
+    /// Inline Markdown: `` `code` ``, `[text](url)` with an http(s) URL, `**bold**`; the rest escaped. Any
+    /// other Markdown shows as written.
+    static func inline(_ text: String) -> String {
+        var html = ""
+        var rest = Substring(text)
+        while let index = rest.firstIndex(where: { $0 == "`" || $0 == "[" || $0 == "*" }) {
+            html += escape(String(rest[..<index]))
+            rest = rest[index...]
+            if rest.hasPrefix("`"), let close = rest.dropFirst().firstIndex(of: "`") {
+                html += "<code>" + escape(String(rest[rest.index(after: rest.startIndex)..<close])) + "</code>"
+                rest = rest[rest.index(after: close)...]
+            } else if rest.hasPrefix("**"), let close = rest.dropFirst(2).range(of: "**"), close.lowerBound > rest.index(rest.startIndex, offsetBy: 2) {
+                html += "<strong>" + inline(String(rest[rest.index(rest.startIndex, offsetBy: 2)..<close.lowerBound])) + "</strong>"
+                rest = rest[close.upperBound...]
+            } else if rest.hasPrefix("["), let middle = rest.range(of: "]("), let close = rest[middle.upperBound...].firstIndex(of: ")"),
+                !rest[..<middle.lowerBound].dropFirst().contains("["), ClientProfile.isLink(String(rest[middle.upperBound..<close]))
+            {
+                let label = String(rest[rest.index(after: rest.startIndex)..<middle.lowerBound])
+                html += "<a href=\"\(escape(String(rest[middle.upperBound..<close])))\">" + inline(label) + "</a>"
+                rest = rest[rest.index(after: close)...]
+            } else {
+                html += escape(String(rest.prefix(1)))
+                rest = rest.dropFirst()
+            }
+        }
+        return html + escape(String(rest))
+    }
+
+    /// Blank-line-separated paragraphs, each with its line breaks.
+    static func paragraphBlocks(_ text: String) -> [String] {
+        var blocks: [[Substring]] = [[]]
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.trimmingCharacters(in: .whitespaces).isEmpty {
+                if !(blocks.last?.isEmpty ?? true) { blocks.append([]) }
+            } else {
+                blocks[blocks.count - 1].append(line)
+            }
+        }
+        return blocks.filter { !$0.isEmpty }.map { $0.joined(separator: "\n") }
     }
 
     /// Markdown shown as text: one `<p>` per blank-line-separated paragraph, its line breaks kept by CSS.

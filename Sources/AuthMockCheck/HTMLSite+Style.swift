@@ -65,6 +65,8 @@ extension HTMLSite {
         /* Notes per client. */
         .notes article { margin-bottom: 1.5rem; }
         .note p { white-space: pre-line; background: var(--panel); border-left: 3px solid var(--line); padding: 0.4rem 0.7rem; margin: 0.4rem 0; }
+        .why .links { margin: 0.3rem 0; } .notable .why { margin: 0.2rem 0 0.4rem 1rem; } .why.stale, p.stale { color: var(--fail); }
+        table.matrix td.cell sup.noted { font-size: 0.7em; margin-left: 0.1em; } .unexplained { font-size: 0.9em; }
         ul.notable { padding-left: 1.2rem; }
         ul.notable li { margin: 0.25rem 0; }
         ul.notable a { text-decoration: none; }

@@ -116,6 +116,18 @@ extension AuthMockCommand {
                 printError("authmock check: no case in \(suite) matches \(cases.joined(separator: ", ")) — `authmock check --list` shows the names")
                 throw ExitCode(2)
             }
+            var loaded: ClientProfile?
+            if let client {
+                guard let profile = Self.loadProfile(client) else { throw ExitCode(2) }
+                // The suite may be another one than the profile was written for: an unknown name is a warning here
+                // (`authmock matrix`, which knows the run's suite, fails on it).
+                for note in profile.cells {
+                    for (id, position) in zip(note.cases, note.casePositions) where !all.contains(where: { $0.id == id }) {
+                        printError("\(Self.profilePath(client)):\(position.line):\(position.column): warning: no case '\(id)' in \(suite)")
+                    }
+                }
+                loaded = profile
+            }
             if list {
                 for item in selected {
                     let features = item.definition.features.isEmpty ? "" : "  [\(item.definition.features.joined(separator: ", "))]"
@@ -123,13 +135,7 @@ extension AuthMockCommand {
                 }
                 return
             }
-            var profile: ClientProfile
-            if let client {
-                guard let loaded = Self.loadProfile(client) else { throw ExitCode(2) }
-                profile = loaded
-            } else {
-                profile = .command(command)
-            }
+            var profile = loaded ?? .command(command)
             profile.crash.exitStatuses += crashExitStatus
             profile.crash.stderrPrefixes += crashStderr
 
@@ -148,7 +154,8 @@ extension AuthMockCommand {
                 if let markdown { try Data(Reports.markdown(report).utf8).write(to: URL(fileURLWithPath: markdown), options: .atomic) }
                 if let html {
                     let notes = profile.matrixNotes.map { [report.client: $0] } ?? [:]
-                    try Self.writeSite(Reports.html([report], cases: selected, notes: notes, title: "authmock check — \(report.client)"), to: html)
+                    let cells: [String: [ClientProfile.CellNote]] = client == nil ? [:] : [report.client: profile.cells]
+                    try Self.writeSite(Reports.html([report], cases: selected, notes: notes, cells: cells, title: "authmock check — \(report.client)"), to: html)
                 }
             } catch {
                 printError("authmock check: cannot write a report: \(error)")
@@ -170,8 +177,12 @@ extension AuthMockCommand {
         }
 
         /// `curl` → `clients/curl.yaml`; a path is read as it is.
+        static func profilePath(_ name: String) -> String {
+            name.contains("/") || name.hasSuffix(".yaml") ? name : "clients/\(name).yaml"
+        }
+
         static func loadProfile(_ name: String) -> ClientProfile? {
-            let path = name.contains("/") || name.hasSuffix(".yaml") ? name : "clients/\(name).yaml"
+            let path = profilePath(name)
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
                 let known = (try? FileManager.default.contentsOfDirectory(atPath: "clients"))?.filter { $0.hasSuffix(".yaml") }.map { String($0.dropLast(5)) }.sorted() ?? []
                 printError("\(path):1:1: cannot read the client profile — " + (known.isEmpty ? "run from the repository root or give a profile file" : "known profiles: \(known.joined(separator: ", "))"))
@@ -192,13 +203,27 @@ extension AuthMockCommand {
     struct Matrix: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "matrix",
-            abstract: "Combine `authmock check --json` reports into a Markdown matrix of clients × cases (and an HTML report with --html)."
+            abstract: "Combine `authmock check --json` reports into a Markdown matrix of clients × cases (and an HTML report with --html).",
+            discussion: """
+                Each client's profile (--profiles DIR/CLIENT.yaml) explains cells with `cells:` entries, each naming the
+                verdict it explains. The matrix shows every explanation on its cell, and checks it against the run: an
+                entry whose verdict is not the run's, or that names no case of the suite, is reported as
+                `FILE:LINE:COLUMN: CASE is VERDICT in the run, the note says VERDICT` and makes the command exit 3 after it
+                has written the matrix; so does a profile that does not load. A cell that neither passed nor was skipped
+                and has no entry is a warning (listed on stderr and under the client in the matrix).
+
+                Exit status: 0, or 3 when a profile's `cells:` entry contradicts the run (the matrix is written all the
+                same), 2 for unreadable reports, shards that do not add up, or a suite that does not load.
+                """
         )
+
+        /// The exit status when a `cells:` entry contradicts the run (or a profile does not load).
+        static let contradictionStatus: Int32 = 3
 
         @Argument(help: "JSON reports, one per client in column order, or the reports of one client's shards (merged into one column).")
         var reports: [String]
 
-        @Option(help: ArgumentHelp("Client profiles whose `notes:` explain their verdicts (directory).", valueName: "dir"))
+        @Option(help: ArgumentHelp("Client profiles whose `notes:` and `cells:` explain their verdicts (directory).", valueName: "dir"))
         var profiles = "clients"
 
         @Option(help: ArgumentHelp("Markdown to put at the top of the matrix: a reading guide.", valueName: "file"))
@@ -229,10 +254,6 @@ extension AuthMockCommand {
                 printError("authmock matrix: \(error.description)")
                 throw ExitCode(2)
             }
-            var notes: [String: String] = [:]
-            for suite in suites {
-                if let profile = Check.loadProfile("\(profiles)/\(suite.client).yaml"), let note = profile.matrixNotes { notes[suite.client] = note }
-            }
             var guideText: String?
             if let guide {
                 guard let text = try? String(contentsOfFile: guide, encoding: .utf8) else {
@@ -243,7 +264,7 @@ extension AuthMockCommand {
             }
             var cases: [ConformanceCase]?
             let suiteDirectory = suite ?? "scenarios/conformance"
-            if html != nil, suite != nil || FileManager.default.fileExists(atPath: suiteDirectory) {
+            if suite != nil || FileManager.default.fileExists(atPath: suiteDirectory) {
                 do {
                     cases = try Suite.load(directory: suiteDirectory)
                 } catch {
@@ -253,10 +274,29 @@ extension AuthMockCommand {
             } else if html != nil {
                 printError("authmock matrix: no suite at \(suiteDirectory); the HTML pages list no expectations (give --suite)")
             }
-            let text = Reports.matrix(suites, notes: notes, guide: guideText)
+            // The profiles' notes, and their `cells:` entries checked against the run.
+            var notes: [String: String] = [:]
+            var cells: [String: [ClientProfile.CellNote]] = [:]
+            var contradicted = false
+            for suite in suites {
+                let path = "\(profiles)/\(suite.client).yaml"
+                // A report of a bare command (`authmock check -- curl …`) has no profile: nothing to explain it.
+                guard FileManager.default.fileExists(atPath: path) else { continue }
+                guard let profile = Check.loadProfile(path) else {
+                    contradicted = true
+                    continue
+                }
+                if let note = profile.matrixNotes { notes[suite.client] = note }
+                cells[suite.client] = profile.cells
+                let result = CellNoteCheck.check(profile, against: suite, file: path, known: cases?.map(\.id))
+                for diagnostic in result.contradictions { printError(diagnostic.description) }
+                for warning in result.warnings(file: path) { printError(warning) }
+                contradicted = contradicted || !result.contradictions.isEmpty
+            }
+            let text = Reports.matrix(suites, notes: notes, cells: cells, guide: guideText)
             if let html {
                 do {
-                    try Check.writeSite(Reports.html(suites, cases: cases, notes: notes), to: html)
+                    try Check.writeSite(Reports.html(suites, cases: cases, notes: notes, cells: cells), to: html)
                 } catch {
                     printError("authmock matrix: cannot write the HTML report to \(html): \(error)")
                     throw ExitCode(2)
@@ -266,6 +306,10 @@ extension AuthMockCommand {
                 try Data(text.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
             } else {
                 printOut(text)
+            }
+            if contradicted {
+                printError("authmock matrix: a profile's cells: entry does not agree with the run (above); the matrix was written, with the entry left out")
+                throw ExitCode(Self.contradictionStatus)
             }
         }
     }

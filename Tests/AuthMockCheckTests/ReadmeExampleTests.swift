@@ -28,7 +28,7 @@ struct ReadmeExampleTests {
         }
         let profileYAML = try Self.block(after: "A complete client profile", in: readme)
         _ = try ClientProfileLoader.load(yaml: profileYAML, file: "README.md")
-        for key in ClientProfileLoader.keys + ClientProfileLoader.argumentKeys {
+        for key in ClientProfileLoader.keys + ClientProfileLoader.argumentKeys + ClientProfileLoader.cellKeys {
             #expect(profileYAML.contains("\(key):"), "README profile lacks '\(key)'")
         }
     }

@@ -23,10 +23,20 @@ public struct ClientProfile: Sendable, Equatable {
     public var prepare: [String]?
     /// Features the client lacks: cases that need them are `skip`.
     public var skipFeatures: [String]
-    /// Why the client behaves as it does, for the matrix notes.
+    /// General text about the client for the matrix (what the adapter uses, the library's version): text
+    /// that explains no particular cell. A cell's explanation is a `cells:` entry, checked against the run.
     public var notes: String?
-    /// What it does with certificates, trust and pins (`tls-notes:`): the matrix's "TLS and pinning" note.
+    /// What it does with certificates, trust and pins in general (`tls-notes:`): the matrix's "TLS and
+    /// pinning" note.
     public var tlsNotes: String?
+    /// Why the client got the verdict it got in particular cells (`cells:`), each entry naming the verdict
+    /// it explains, so that `authmock matrix` can tell when the run no longer agrees.
+    public var cells: [CellNote] = []
+
+    /// The `cells:` entry that explains a case, if any.
+    public func cellNote(for id: String) -> CellNote? {
+        cells.first { $0.cases.contains(id) }
+    }
 
     /// Both notes as the matrix shows them under the client.
     public var matrixNotes: String? {
@@ -72,6 +82,42 @@ public struct ClientProfile: Sendable, Equatable {
         self.command = command
         self.arguments = arguments
         self.perFetch = perFetch
+    }
+
+    /// One `cells:` entry: the cases it explains, the verdict it explains for them, why, and links.
+    public struct CellNote: Sendable, Equatable {
+        /// Case names, exactly (no globs: a new case must not inherit an explanation written for others).
+        public var cases: [String]
+        /// The verdict the explanation is about; the run's cell must have it.
+        public var verdict: CaseVerdict
+        /// Markdown.
+        public var why: String
+        /// http(s) URLs.
+        public var links: [String]
+        /// Where the entry stands in the profile (the verdict's line and column), for diagnostics.
+        public var line: Int
+        public var column: Int
+        /// Where each case name stands, in the order of `cases`.
+        public var casePositions: [Position]
+
+        public struct Position: Sendable, Equatable {
+            public var line: Int
+            public var column: Int
+            public init(line: Int, column: Int) {
+                self.line = line
+                self.column = column
+            }
+        }
+
+        public init(cases: [String], verdict: CaseVerdict, why: String, links: [String] = [], line: Int = 1, column: Int = 1, casePositions: [Position]? = nil) {
+            self.cases = cases
+            self.verdict = verdict
+            self.why = why
+            self.links = links
+            self.line = line
+            self.column = column
+            self.casePositions = casePositions ?? cases.map { _ in Position(line: line, column: column) }
+        }
     }
 
     /// Packages a profile's client needs, by where they come from.
@@ -182,6 +228,15 @@ public struct ClientProfile: Sendable, Equatable {
         return result + rest
     }
 
+    /// An absolute http(s) URL with a host and nothing a page could misread: no whitespace, quotes or angle brackets.
+    public static func isLink(_ text: String) -> Bool {
+        let lower = text.lowercased()
+        guard let scheme = ["https://", "http://"].first(where: { lower.hasPrefix($0) }), let host = text.dropFirst(scheme.count).split(separator: "/").first,
+            !host.isEmpty
+        else { return false }
+        return !text.unicodeScalars.contains { $0.value <= 0x20 || $0.value == 0x7F || "\"'<>`\\".unicodeScalars.contains($0) }
+    }
+
     /// A profile for a bare command (`authmock check -- curl …`).
     public static func command(_ arguments: [String]) -> ClientProfile {
         ClientProfile(name: arguments.first.map { String($0.split(separator: "/").last ?? Substring($0)) } ?? "client", command: arguments)
@@ -191,12 +246,15 @@ public struct ClientProfile: Sendable, Equatable {
 /// Reads client profiles (`clients/NAME.yaml`) strictly, with the scenario loader's diagnostics.
 public enum ClientProfileLoader {
     public static let keys = [
-        "name", "description", "version", "documentation", "prepare", "skip-features", "notes", "tls-notes", "install", "crash", "credential-headers", "command", "args",
+        "name", "description", "version", "documentation", "prepare", "skip-features", "notes", "tls-notes", "cells", "install", "crash", "credential-headers", "command", "args",
         "per-fetch", "env",
     ]
     public static let installKeys = ["debian", "pypi"]
     public static let argumentKeys = ["when", "unless", "add"]
     public static let crashKeys = ["exit-status", "stderr"]
+    public static let cellKeys = ["case", "verdict", "why", "links"]
+    /// The verdicts a `cells:` entry may explain: every one but `error`, which is the runner's, never the client's.
+    public static let cellVerdicts = CaseVerdict.allCases.filter { $0 != .error }
     /// What `when:` and `unless:` may name.
     public static let conditions = ClientInput.allCases.filter(\.isCondition).map(\.rawValue)
 
@@ -237,6 +295,7 @@ extension ScenarioReader {
         }
         profile.notes = fields["notes"].flatMap { string($0, "notes", allowEmpty: true) }
         profile.tlsNotes = fields["tls-notes"].flatMap { string($0, "tls-notes", allowEmpty: true) }
+        if let node = fields["cells"] { profile.cells = cellNotes(node) }
         if let node = fields["install"], let install = mapping(node, "install", allowed: ClientProfileLoader.installKeys, required: []) {
             profile.install.debian = install["debian"].flatMap { packages($0, "install.debian") } ?? []
             profile.install.pypi = install["pypi"].flatMap { packages($0, "install.pypi") } ?? []
@@ -265,6 +324,60 @@ extension ScenarioReader {
             report(node, "env must be a mapping of variable names to values", hint: "e.g. env: {NTLM_USER_FILE: \"{ntlm_user_file}\"}")
         }
         return profile
+    }
+
+    /// `cells:` entries: a case name or a list of them, a verdict, why, and optional http(s) links. A case
+    /// explained by two entries is refused where the second names it.
+    private func cellNotes(_ node: Node) -> [ClientProfile.CellNote] {
+        guard let items = sequence(node, "cells") else { return [] }
+        var notes: [ClientProfile.CellNote] = []
+        var seen: [String: Int] = [:]
+        for item in items {
+            guard let entry = mapping(item, "a cells entry", allowed: ClientProfileLoader.cellKeys, required: ["case", "verdict", "why"]) else { continue }
+            var cases: [(String, Node)] = []
+            if let node = entry["case"] {
+                let nodes: [Node]
+                if case .sequence(let list) = node { nodes = Array(list) } else { nodes = [node] }
+                if nodes.isEmpty { report(node, "case lists no case", hint: "name the case, e.g. case: digest.stale-nonce") }
+                for caseNode in nodes {
+                    guard let name = string(caseNode, "a case name") else { continue }
+                    if name.contains("*") || name.contains("?") || name.contains(where: \.isWhitespace) {
+                        report(caseNode, "case '\(name)' is not a case name", hint: "name each case exactly (no globs), e.g. case: [redirect.other-host, redirect.other-port]")
+                        continue
+                    }
+                    if let line = seen[name] {
+                        report(caseNode, "case '\(name)' is explained twice", hint: "keep one entry; the first is on line \(line)")
+                        continue
+                    }
+                    seen[name] = caseNode.mark?.line ?? 0
+                    cases.append((name, caseNode))
+                }
+            }
+            var verdict: CaseVerdict?
+            if let node = entry["verdict"], let text = string(node, "verdict") {
+                let names = ClientProfileLoader.cellVerdicts.map(\.rawValue)
+                if let value = CaseVerdict(rawValue: text), value != .error {
+                    verdict = value
+                } else if text == CaseVerdict.error.rawValue {
+                    report(node, "verdict 'error' cannot be explained by a client's profile", hint: "error is the runner's; fix the run instead")
+                } else {
+                    report(node, "verdict '\(text)' is not known", hint: Suggestion.hint(for: text, in: names, noun: "verdicts"))
+                }
+            }
+            let why = entry["why"].flatMap { string($0, "why") }?.trimmingCharacters(in: .whitespacesAndNewlines)
+            if let node = entry["why"], why == "" { report(node, "why must not be empty", hint: "say why the client gets this verdict") }
+            let links = entry["links"].flatMap { node in
+                checkedStrings(node, "links", item: "a link") { link in
+                    ClientProfile.isLink(link) ? nil : ("'\(link)' is not an http(s) URL", "give a full URL, e.g. https://github.com/curl/curl/issues/1")
+                }
+            } ?? []
+            guard let verdict, let why, !why.isEmpty, !cases.isEmpty, let mark = entry["verdict"]?.mark else { continue }
+            notes.append(.init(
+                cases: cases.map(\.0), verdict: verdict, why: why, links: links, line: mark.line, column: mark.column,
+                casePositions: cases.map { .init(line: $0.1.mark?.line ?? mark.line, column: $0.1.mark?.column ?? mark.column) }
+            ))
+        }
+        return notes
     }
 
     private func words(_ node: Node, _ what: String) -> [String]? {
