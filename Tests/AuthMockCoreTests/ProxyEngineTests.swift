@@ -90,6 +90,35 @@ struct ProxyEngineTests {
         #expect(Engine.leaks(in: absolute, role: .proxy) == nil, "absolute-form requests carry origin credentials on purpose")
     }
 
+    /// The origin's user and password in the proxy's own header (aiohttp 3.14 turns a session's default
+    /// Authorization into Proxy-Authorization) is a leak; the proxy's own user, or a wrong password, is not.
+    @Test func originCredentialsAtTheProxy() throws {
+        let alice = User(name: "alice", password: "wonderland")
+        func proxyRequest(_ credentials: String) -> Request {
+            Request(method: "CONNECT", target: "localhost:1", headers: [HeaderField("Proxy-Authorization", "Basic " + Data(credentials.utf8).base64EncodedString())])
+        }
+        #expect(Engine.leaks(in: proxyRequest("alice:wonderland"), role: .proxy, foreignUsers: [alice])
+            == ["Proxy-Authorization carried the origin's credentials (user alice), not the proxy's"])
+        #expect(Engine.leaks(in: proxyRequest("alice:wrong"), role: .proxy, foreignUsers: [alice]) == nil)
+        #expect(Engine.leaks(in: proxyRequest("carrier:pigeon"), role: .proxy, foreignUsers: [alice]) == nil)
+        // Through the pair: the proxy engine knows the origin's users.
+        var pair = EnginePair(
+            scenario: try ScenarioLoader.load(yaml: """
+                version: 1
+                name: t
+                users: [{name: alice, password: wonderland}]
+                challenges: [{scheme: Basic}]
+                proxy:
+                  users: [{name: carrier, password: pigeon}]
+                  challenges: [{scheme: Basic}]
+                """, file: "t.yaml", files: .inMemory([:])),
+            journalCapacity: 10, random: .seeded(1), startedAt: Date()
+        )
+        let exchange = pair.handleProxy(proxyRequest("alice:wonderland"), now: Date())
+        #expect(exchange.response.status == 407)
+        #expect(exchange.entry?.leaks == ["Proxy-Authorization carried the origin's credentials (user alice), not the proxy's"])
+    }
+
     /// Digest's uri may name the resource in absolute- or origin-form; a different resource still fails.
     @Test(arguments: [
         ("/a?b", "http://h:1/a?b", true), ("http://h:1/a?b", "/a?b", true), ("localhost:443", "localhost:443", true),

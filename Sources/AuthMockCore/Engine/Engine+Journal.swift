@@ -18,7 +18,7 @@ extension Engine {
             request: request, connection: request.connection, time: now, verdict: verdict, detail: detail, status: response.status,
             credentials: credentials, challenges: challenges.isEmpty ? nil : Self.journaled(challenges)
         )
-        entry.leaks = Self.leaks(in: request, role: role)
+        entry.leaks = Self.leaks(in: request, role: role, foreignUsers: foreignUsers)
         entry.fault = response.fault?.journalText(over: request.connection.httpProtocol)
         entry.reset = response.streamReset?.rawValue
         entry.hostile = response.hostile
@@ -84,15 +84,32 @@ extension Engine {
 
     static let credentialHeaders = ["authorization", "proxy-authorization", "cookie"]
 
-    /// Credentials sent to the wrong party: proxy credentials reaching the origin, or origin credentials
-    /// sent to the proxy on CONNECT (where they are never needed and the proxy can read them).
-    static func leaks(in request: Request, role: Role) -> [String]? {
+    /// Credentials sent to the wrong party: proxy credentials reaching the origin, origin credentials sent
+    /// to the proxy on CONNECT (where they are never needed and the proxy can read them), or the origin's
+    /// user and password in the proxy's own header (a client that took one for the other).
+    static func leaks(in request: Request, role: Role, foreignUsers: [User] = []) -> [String]? {
         var leaks: [String] = []
         if role == .origin, !request.headers.values("Proxy-Authorization").isEmpty {
             leaks.append("Proxy-Authorization reached the origin")
         }
         if role == .proxy, request.method == "CONNECT", !request.headers.values("Authorization").isEmpty {
             leaks.append("Authorization (origin credentials) was sent to the proxy on CONNECT")
+        }
+        if !foreignUsers.isEmpty {
+            for value in request.headers.values(role.credentialsHeader) {
+                guard let basic = BasicCredentials(field: value) else { continue }
+                // Every foreign user is compared, in constant time, so the time says nothing of which matched.
+                let matched = foreignUsers.reduce(into: [String]()) { names, user in
+                    let sameName = constantTimeEquals(Array(user.name.utf8), Array(basic.user.utf8))
+                    let samePassword = constantTimeEquals(Array(user.password.utf8), basic.password)
+                    if sameName && samePassword {
+                        names.append(user.name)
+                    }
+                }
+                if let name = matched.first {
+                    leaks.append("\(role.credentialsHeader) carried the origin's credentials (user \(name)), not the proxy's")
+                }
+            }
         }
         return leaks.isEmpty ? nil : leaks
     }

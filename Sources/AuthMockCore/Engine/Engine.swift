@@ -23,10 +23,14 @@ public struct Engine: Sendable {
         /// How many journal entries stay in memory (`GET /_authmock/journal`); older ones are evicted.
         public var journalCapacity: Int
         public var role: Role
+        /// The other party's users (a proxy's: the origin's), whose credentials must never reach this one:
+        /// a request that carries them is journaled as a leak.
+        public var foreignUsers: [User]
 
-        public init(journalCapacity: Int = 10_000, role: Role = .origin) {
+        public init(journalCapacity: Int = 10_000, role: Role = .origin, foreignUsers: [User] = []) {
             self.journalCapacity = journalCapacity
             self.role = role
+            self.foreignUsers = foreignUsers
         }
     }
 
@@ -46,6 +50,9 @@ public struct Engine: Sendable {
 
     public let scenario: Scenario
     public let role: Role
+    /// Users whose credentials do not belong here (``Configuration/foreignUsers``), those whose clear
+    /// password is known and is no user's of this engine.
+    let foreignUsers: [User]
     let minter: NonceMinter
     /// The opaque value of each Digest challenge, by challenge index.
     let opaques: [Int: String]
@@ -89,6 +96,10 @@ public struct Engine: Sendable {
     public init(scenario: Scenario, configuration: Configuration = Configuration(), random: inout some RandomNumberGenerator) {
         self.scenario = scenario
         self.role = configuration.role
+        self.foreignUsers = configuration.foreignUsers.filter { foreign in
+            foreign.knowsPassword && !foreign.password.isEmpty
+                && !scenario.users.contains { $0.name == foreign.name && $0.password == foreign.password }
+        }
         self.minter = NonceMinter(random: &random, size: scenario.nonce.size)
         self.opaques = Self.opaques(of: scenario, random: &random)
         self.fixedChallenges = Self.fixedChallenges(of: scenario)

@@ -32,7 +32,9 @@ public struct EnginePair: Sendable {
         origin = Engine(scenario: scenario, configuration: .init(journalCapacity: journalCapacity), random: &random)
         origin.start(at: startedAt)
         // The smallest journal there is: the proxy writes into the origin's, lent for each call.
-        proxy = scenario.proxyScenario.map { Engine(scenario: $0, configuration: .init(journalCapacity: 1, role: .proxy), random: &random) }
+        proxy = scenario.proxyScenario.map {
+            Engine(scenario: $0, configuration: .init(journalCapacity: 1, role: .proxy, foreignUsers: scenario.users), random: &random)
+        }
         self.random = random
     }
 
