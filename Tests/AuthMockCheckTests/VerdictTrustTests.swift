@@ -123,7 +123,9 @@ struct VerdictTrustTests {
     @Test func crashSignatureEvidence() {
         let signature = ClientProfile.CrashSignature(exitStatuses: [70], stderrPrefixes: ["Exception in thread \"main\""])
         #expect(signature.evidence(exitStatus: 1, stderr: "java.io.IOException: refused\n") == nil)
-        #expect(signature.evidence(exitStatus: 70, stderr: "boom\n")?.hasPrefix("exit status 70") == true)
+        #expect(signature.evidence(exitStatus: 70, stderr: "boom\n") == "exit status 70, which its profile reserves for a crash: boom")
+        #expect(signature.evidence(exitStatus: 70, stderr: "Exception in thread \"main\" java.lang.Error: x\n\tat A.b(A.java:1)\n")
+            == "exit status 70, which its profile reserves for a crash; its stderr says: Exception in thread \"main\" java.lang.Error: x")
         let java = "Exception in thread \"main\" java.lang.ArrayIndexOutOfBoundsException: Index 4096\n\tat Foo.bar(Foo.java:1)\n"
         #expect(signature.evidence(exitStatus: 1, stderr: java) == "its stderr says: Exception in thread \"main\" java.lang.ArrayIndexOutOfBoundsException: Index 4096")
         let python = "Traceback (most recent call last):\n  File \"a.py\", line 1\nIndexError: list index out of range\n"

@@ -151,19 +151,24 @@ public struct ClientProfile: Sendable, Equatable {
         /// What says the run crashed, for the finding (`exit status 70`, `stderr: Traceback … — IndexError: …`);
         /// nil when nothing does.
         public func evidence(exitStatus: Int32?, stderr: some StringProtocol) -> String? {
+            let said = bannerStory(stderr)
             if let status = exitStatus, exitStatuses.contains(status) {
-                return "exit status \(status), which its profile reserves for a crash" + (Self.lastLine(stderr).map { ": \($0)" } ?? "")
+                return "exit status \(status), which its profile reserves for a crash"
+                    + (said.map { "; its stderr says: \($0)" } ?? Self.lastLine(stderr).map { ": \($0)" } ?? "")
             }
-            let lines = stderr.split(whereSeparator: \.isNewline)
-            for line in lines {
+            return said.map { "its stderr says: \($0)" }
+        }
+
+        /// The first stderr line that starts with a declared prefix, and the exception where the runtime
+        /// names it: on the banner line on the JVM (`Exception in thread "main" java.…`), on the last line
+        /// in Python (a stack frame, `at …`, is no name).
+        private func bannerStory(_ stderr: some StringProtocol) -> String? {
+            for line in stderr.split(whereSeparator: \.isNewline) {
                 let text = line.drop { $0 == " " || $0 == "\t" }
-                if stderrPrefixes.contains(where: { text.hasPrefix($0) }) {
-                    // The banner line names the exception on the JVM (`Exception in thread "main" java.…`);
-                    // Python's names it on the last line.
-                    let banner = String(text.prefix(300))
-                    let last = Self.lastLine(stderr).map { $0 == banner || $0.hasPrefix("at ") ? "" : " … \($0)" } ?? ""
-                    return "its stderr says: \(banner)" + last
-                }
+                guard stderrPrefixes.contains(where: { text.hasPrefix($0) }) else { continue }
+                let banner = String(text.prefix(300))
+                let last = Self.lastLine(stderr).map { $0 == banner || $0.hasPrefix("at ") ? "" : " … \($0)" } ?? ""
+                return banner + last
             }
             return nil
         }
