@@ -273,4 +273,33 @@ struct VerdictTrustTests {
         let words = (result.stdout ?? "").split(separator: " ")
         #expect(words.count == 3 && words[1].count == 64 && words[1].allSatisfy(\.isHexDigit), "\(words)")
     }
+
+    // MARK: - Adapters on their documented API
+
+    /// Every shipped profile names the documentation its adapter follows, and every adapter that can
+    /// crash without a signal (an uncaught exception in Python or on the JVM, a Go panic) declares how it
+    /// says so; aiohttp has a column for the API its docs teach now and one for the older one.
+    @Test func shippedProfilesCiteTheirDocumentationAndCrashSignature() throws {
+        let directory = repositoryRoot.appendingPathComponent("clients")
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".yaml") }.sorted()
+        #expect(names.count >= 21)
+        for name in names {
+            let text = try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
+            let profile = try ClientProfileLoader.load(yaml: text, file: name)
+            #expect(!profile.documentation.isEmpty && profile.documentation.allSatisfy { $0.hasPrefix("https://") }, "\(name): \(profile.documentation)")
+            switch profile.command.first {
+            case "python3", "java":
+                #expect(profile.crash.exitStatuses == [70] && !profile.crash.stderrPrefixes.isEmpty, "\(name): \(profile.crash)")
+            case let program? where program.contains("go-net-http"):
+                #expect(profile.crash.stderrPrefixes.contains("panic: "), "\(name)")
+            default:
+                break  // curl, wget and the Swift adapters crash by signals, which need no declaration
+            }
+        }
+        let current = try String(contentsOf: directory.appendingPathComponent("aiohttp.yaml"), encoding: .utf8)
+        let older = try String(contentsOf: directory.appendingPathComponent("aiohttp-basicauth.yaml"), encoding: .utf8)
+        #expect(current.contains("encode_basic_auth") && older.contains("BasicAuth"))
+        let adapter = try String(contentsOf: directory.appendingPathComponent("aiohttp-client.py"), encoding: .utf8)
+        #expect(adapter.contains("aiohttp.encode_basic_auth(") && adapter.contains("aiohttp.BasicAuth("))
+    }
 }
