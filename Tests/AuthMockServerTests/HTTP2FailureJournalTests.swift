@@ -121,6 +121,25 @@ struct HTTP2FailureJournalTests {
         }
     }
 
+    /// A body longer than its content-length: NIO's HTTP/2 handler resets the stream with PROTOCOL_ERROR
+    /// before the request is whole; the half request is journaled once as malformed, with that code.
+    @Test func bodyLongerThanItsContentLengthIsResetAndJournaled() async throws {
+        try await withServer(try Self.scenario()) { server in
+            let connection = try RawConnection(port: server.port)
+            let post = [(":method", "POST"), (":scheme", "http"), (":authority", "localhost"), (":path", "/public"), ("content-length", "2")]
+            #expect(connection.send(bytes: H2.preface + H2.settings + H2.headers(stream: 1, post, endStream: false)))
+            #expect(connection.send(bytes: H2.frame(0x0, flags: 0x1, stream: 1, Array("hello".utf8))))
+            let frames = H2.read(connection) { $0.contains { $0.type == H2.rstStream && $0.stream == 1 } }
+            #expect(frames.first { $0.type == H2.rstStream }?.errorCode == 0x1, "PROTOCOL_ERROR")
+            let entries = try await waitForExchanges(server, count: 1)
+            try #require(entries.count == 1, "\(entries.map(\.verdict))")
+            let entry = entries[0]
+            #expect(entry.verdict == .http2Malformed)
+            #expect(entry.method == "POST" && entry.target == "/public" && entry.stream == 1)
+            #expect(entry.status == 0 && entry.reset == "PROTOCOL_ERROR" && entry.goaway == nil)
+        }
+    }
+
     /// The journal's exchanges once there are at least `count` (or after 5 s).
     private func waitForExchanges(_ server: AuthMockServer, count: Int) async throws -> [JournalEntry] {
         let deadline = ContinuousClock.now.advanced(by: .seconds(5))

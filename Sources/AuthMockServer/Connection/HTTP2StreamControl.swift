@@ -37,9 +37,17 @@ final class HTTP2StreamControl: ChannelInboundHandler, RemovableChannelHandler {
         self.context = nil
     }
 
+    /// The error code the stream was closed with (the client's or the server's), if it was reset.
+    private(set) var closedWith: HTTP2ErrorCode?
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if case .rstStream(let code) = unwrapInboundIn(data) { resetByClient = code }
         context.fireChannelRead(data)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if let closed = error as? NIOHTTP2Errors.StreamClosed { closedWith = closed.errorCode }
+        context.fireErrorCaught(error)
     }
 
     /// Ends the stream with an error code instead of (the rest of) a response.

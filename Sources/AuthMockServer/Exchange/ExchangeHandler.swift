@@ -96,6 +96,11 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
             let name = HTTP2Failures.name(failure.code)
             let detail = "stream \(id) broke HTTP/2 before its request was complete (\(failure.reason)): RST_STREAM \(name)"
             engines.recordHTTP2Failure(request, connection: request.connection, reset: name, goaway: nil, verdict: .http2Malformed, detail: detail)
+        } else if let code = stream.closedWith {
+            // NIO's HTTP/2 handler reset the stream, and closes it before it reports why.
+            let name = HTTP2Failures.name(code)
+            let detail = "stream \(id) broke HTTP/2 before its request was complete (a frame against the stream's rules, such as a body longer than its content-length): RST_STREAM \(name)"
+            engines.recordHTTP2Failure(request, connection: request.connection, reset: name, goaway: nil, verdict: .http2Malformed, detail: detail)
         } else {
             let detail = "the connection closed before the request on stream \(id) was complete"
             engines.recordHTTP2Failure(request, connection: request.connection, reset: nil, goaway: nil, verdict: .http2StreamReset, detail: detail)
