@@ -7,7 +7,9 @@ import NIOHTTP2
 /// handler ended with an error code, so that each is journaled once (RFC 9113 §5.4):
 ///
 /// - a stream error on a stream that never reached a stream pipeline (refused after GOAWAY, a HEADERS block
-///   that breaks HTTP/2's rules) is journaled by ``HTTP2FailureJournal``, on the connection;
+///   that breaks HTTP/2's rules) is journaled by ``HTTP2FailureJournal``, on the connection; but not
+///   `STREAM_CLOSED` or `CANCEL`, which NIO's handler sends for frames on a stream already ended (and
+///   journaled);
 /// - a stream error on a stream whose pipeline holds a half-received request is journaled by that stream's
 ///   ``ExchangeHandler`` when the stream closes, with the reason the connection handler saw;
 /// - a connection error (`GOAWAY`) is journaled once by ``HTTP2FailureJournal``, which then closes the
@@ -27,16 +29,12 @@ final class HTTP2Failures {
     var lastSent: Sent?
     /// Streams this server resets on purpose (an `HTTP_1_1_REQUIRED`, a `drop-body`): already journaled.
     private var ownResets: Set<Int> = []
-    /// The highest stream id that has a journal entry or a stream pipeline (which journals it). Client
-    /// streams open in increasing order, so an error on a stream at or below it is not a new stream.
-    private(set) var highestStream = 0
     /// Streams with a live pipeline, and the stream error NIO's handler reset each with, if it did.
     private var openStreams: [Int: (code: HTTP2ErrorCode, reason: String)?] = [:]
     /// A connection error was journaled: the connection is going away, and nothing more about it is new.
     var connectionFailed = false
 
     func streamOpened(_ stream: Int) {
-        highestStream = max(highestStream, stream)
         openStreams[stream] = .some(nil)
     }
 
@@ -56,17 +54,11 @@ final class HTTP2Failures {
         lastSent = frame
     }
 
-    /// Claims a stream with no entry yet: true (once) for a stream above every stream seen.
-    func claimNewStream(_ stream: Int) -> Bool {
-        guard stream > highestStream else { return false }
-        highestStream = stream
-        return true
-    }
-
-    /// Hands the reason of a stream error to the stream's pipeline, if it has one.
-    func streamFailed(_ stream: Int, code: HTTP2ErrorCode, reason: String) {
-        guard openStreams[stream] != nil else { return }
+    /// Hands the reason of a stream error to the stream's pipeline; false when the stream has none.
+    func streamFailed(_ stream: Int, code: HTTP2ErrorCode, reason: String) -> Bool {
+        guard openStreams[stream] != nil else { return false }
         openStreams[stream] = .some((code, reason))
+        return true
     }
 
     /// The stream error NIO's handler reset an open stream with, and why.
@@ -256,11 +248,10 @@ final class HTTP2FailureJournal: ChannelInboundHandler, RemovableChannelHandler 
     }
 
     private func streamFailed(_ stream: Int, code: HTTP2ErrorCode, reason: String) {
-        guard failures.claimNewStream(stream) else {
-            // A stream with a pipeline: it journals its own end, with this reason.
-            failures.streamFailed(stream, code: code, reason: reason)
-            return
-        }
+        // A stream with a pipeline journals its own end, with this reason.
+        if failures.streamFailed(stream, code: code, reason: reason) { return }
+        // Frames on a stream already ended: it has its entry.
+        if code == .streamClosed || code == .cancel { return }
         let name = HTTP2Failures.name(code)
         if code == .refusedStream {
             let detail = "stream \(stream) was opened after the server's GOAWAY: RST_STREAM REFUSED_STREAM, not processed (the client may retry it on a new connection)"
