@@ -113,6 +113,7 @@ final class HTTP2Failures {
         }
         var text = String(describing: error)
         if let location = text.range(of: #"(, )?location: "?[^")]*"?"#, options: .regularExpression) { text.removeSubrange(location) }
+        if let location = text.range(of: #"(, )?file: "[^"]*", line: [0-9]+"#, options: .regularExpression) { text.removeSubrange(location) }
         if text.hasSuffix("()") { text.removeLast(2) }
         return text
     }

@@ -96,8 +96,9 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
             let name = HTTP2Failures.name(failure.code)
             let detail = "stream \(id) broke HTTP/2 before its request was complete (\(failure.reason)): RST_STREAM \(name)"
             engines.recordHTTP2Failure(request, connection: request.connection, reset: name, goaway: nil, verdict: .http2Malformed, detail: detail)
-        } else if let code = stream.closedWith {
-            // NIO's HTTP/2 handler reset the stream, and closes it before it reports why.
+        } else if let code = stream.closedWith, code != .cancel {
+            // NIO's HTTP/2 handler reset the stream, and closes it before it reports why. (CANCEL: a GOAWAY or
+            // the connection's end closed it, which is journaled on the connection.)
             let name = HTTP2Failures.name(code)
             let detail = "stream \(id) broke HTTP/2 before its request was complete (a frame against the stream's rules, such as a body longer than its content-length): RST_STREAM \(name)"
             engines.recordHTTP2Failure(request, connection: request.connection, reset: name, goaway: nil, verdict: .http2Malformed, detail: detail)
