@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// libFuzzer targets for the parsers that read client or user input. A package of its own, so that the
+// libFuzzer targets for the parsers that read client or user input (and one for the server's HTTP/2 pipeline). A package of its own, so that the
 // sanitizer flags never reach the main build: ci/fuzz builds it (into Fuzz/.build) with
 //   swift build --package-path Fuzz -c debug -Xswiftc -sanitize=fuzzer
 // Each target defines LLVMFuzzerTestOneInput, and an @main that runs libFuzzer's driver on it: SwiftPM
@@ -15,6 +15,8 @@ let package = Package(
         // Named, because a path dependency's identity is its directory's name, which is not "authmock"
         // in every checkout.
         .package(name: "authmock", path: ".."),
+        // EmbeddedChannel, for the target that runs the server's own pipeline without a socket.
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
     ],
     targets: [
         // The declaration of LLVMFuzzerRunDriver (header only; -sanitize=fuzzer links the library).
@@ -30,5 +32,15 @@ let package = Package(
         .executableTarget(name: "FuzzScenarioLoader", dependencies: dependencies),
         // The ClientHello (SNI) and ServerHello (cipher) reader the TLS handler's sniffer uses.
         .executableTarget(name: "FuzzTLSHello", dependencies: dependencies),
+        // Bytes after the HTTP/2 client preface through the server's own h2c pipeline (NIO's HTTP/2 handler,
+        // the stream pipelines, the engine) on an EmbeddedChannel; every stream the server ends is journaled once.
+        .executableTarget(
+            name: "FuzzHTTP2Frames",
+            dependencies: dependencies + [
+                .product(name: "AuthMockServer", package: "authmock"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ]
+        ),
     ]
 )

@@ -51,6 +51,24 @@ extension Engine {
         return Exchange(response: response, entry: entry)
     }
 
+    /// Records an HTTP/2 stream or connection the shell ended with an error instead of an answer (a stream
+    /// refused after GOAWAY, a malformed stream, a connection error, a stream the client reset before its
+    /// request was whole), so that no stream goes unjournaled. Status 0: no response was sent.
+    ///
+    /// - Parameters:
+    ///   - request: the request as far as it was read; nil when its header block never made one.
+    ///   - reset: the `RST_STREAM` error code sent (`REFUSED_STREAM`), if any.
+    ///   - goaway: the `GOAWAY` error code sent (`PROTOCOL_ERROR`), if any.
+    public mutating func recordHTTP2Failure(
+        _ request: Request?, connection: ConnectionInfo, reset: String?, goaway: String?, verdict: Verdict, detail: String, now: Date
+    ) -> JournalEntry {
+        var entry = JournalEntry(request: request, connection: connection, time: now, verdict: verdict, detail: detail, status: 0)
+        entry.bodySHA256 = nil
+        entry.reset = reset
+        entry.goaway = goaway
+        return append(entry)
+    }
+
     /// Records a TLS connection when it closes: its handshake, and whether any request arrived on it.
     ///
     /// - Parameters:

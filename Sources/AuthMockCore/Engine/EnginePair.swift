@@ -89,6 +89,14 @@ public struct EnginePair: Sendable {
         return exchange
     }
 
+    /// Records an HTTP/2 stream or connection the origin ended with an error code instead of an answer (see
+    /// ``Engine/recordHTTP2Failure(_:connection:reset:goaway:verdict:detail:now:)``). The proxy speaks HTTP/1.1 only.
+    public mutating func recordHTTP2Failure(
+        _ request: Request?, connection: ConnectionInfo, reset: String?, goaway: String?, verdict: Verdict, detail: String, now: Date
+    ) -> JournalEntry {
+        origin.recordHTTP2Failure(request, connection: connection, reset: reset, goaway: goaway, verdict: verdict, detail: detail, now: now)
+    }
+
     /// What must run off the event loop before ``handle(_:now:)`` answers `request` (a slow password
     /// hash), if anything.
     public func slowPasswordCheck(_ request: Request) -> (@Sendable () -> Void)? {

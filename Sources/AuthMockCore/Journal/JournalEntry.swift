@@ -43,15 +43,19 @@ public struct JournalEntry: Sendable, Equatable, Codable {
     public var httpProtocol: String?
     /// The HTTP/2 stream the request came on; absent over HTTP/1.x.
     public var stream: Int?
-    /// The HTTP/2 stream error sent instead of a response (`HTTP_1_1_REQUIRED`); status is then 0.
+    /// The HTTP/2 stream error sent instead of a response (`HTTP_1_1_REQUIRED`, `REFUSED_STREAM`,
+    /// `PROTOCOL_ERROR`); status is then 0.
     public var reset: String?
+    /// The HTTP/2 connection error sent in a `GOAWAY` instead of a response (`PROTOCOL_ERROR`,
+    /// `FRAME_SIZE_ERROR`, …), after which the connection closed; status is then 0.
+    public var goaway: String?
     /// What made the answer hostile on purpose (a raw challenge, a corrupted NTLM CHALLENGE); absent otherwise.
     public var hostile: String?
 
     /// Whether this entry is an HTTP exchange (a request and the answer sent), rather than a TLS
-    /// connection record or a change to a user. Status 0 without a stream reset marks the latter:
-    /// nothing was sent.
-    public var isExchange: Bool { status != 0 || reset != nil }
+    /// connection record or a change to a user. Status 0 without a stream reset or a GOAWAY marks the
+    /// latter: nothing was sent.
+    public var isExchange: Bool { status != 0 || reset != nil || goaway != nil }
 
     /// A header's value by name (case-insensitive), the first when there are several.
     public func header(_ name: String) -> String? {
@@ -77,7 +81,7 @@ public struct JournalEntry: Sendable, Equatable, Codable {
         case bodySHA256 = "body_sha256"
         case credentials, verdict, detail, status, challenges, tls, requests, hop, leaks, fault
         case httpProtocol = "protocol"
-        case stream, reset, hostile
+        case stream, reset, goaway, hostile
     }
 
     public init(from decoder: any Decoder) throws {
@@ -110,6 +114,7 @@ public struct JournalEntry: Sendable, Equatable, Codable {
         httpProtocol = try container.decodeIfPresent(String.self, forKey: .httpProtocol)
         stream = try container.decodeIfPresent(Int.self, forKey: .stream)
         reset = try container.decodeIfPresent(String.self, forKey: .reset)
+        goaway = try container.decodeIfPresent(String.self, forKey: .goaway)
         hostile = try container.decodeIfPresent(String.self, forKey: .hostile)
     }
 
@@ -139,6 +144,7 @@ public struct JournalEntry: Sendable, Equatable, Codable {
         try container.encodeIfPresent(httpProtocol, forKey: .httpProtocol)
         try container.encodeIfPresent(stream, forKey: .stream)
         try container.encodeIfPresent(reset, forKey: .reset)
+        try container.encodeIfPresent(goaway, forKey: .goaway)
         try container.encodeIfPresent(hostile, forKey: .hostile)
     }
 

@@ -30,6 +30,19 @@ public struct Verdict: RawRepresentable, Sendable, Hashable, Codable, CustomStri
     public static let connectionLimit: Verdict = "connection.limit"
     /// NTLM or Negotiate on an HTTP/2 stream: reset with `HTTP_1_1_REQUIRED` (RFC 9113 §7), no response.
     public static let http2HTTP11Required: Verdict = "http2.http11-required"
+    /// A stream opened after the server's GOAWAY: reset with `REFUSED_STREAM` (RFC 9113 §6.8), unprocessed,
+    /// so the client may retry it on a new connection. Status 0.
+    public static let http2RefusedStream: Verdict = "http2.refused-stream"
+    /// A stream that breaks HTTP/2's rules for a request (a missing or unknown pseudo-header, an upper-case
+    /// or connection-specific field, a body longer than its content-length, a header block the HTTP/1
+    /// translation rejects): reset with the stream error in `reset` (`PROTOCOL_ERROR`). Status 0.
+    public static let http2Malformed: Verdict = "http2.malformed"
+    /// Bytes that break HTTP/2 on the connection itself (a bad preface, an unparseable or oversized frame, a
+    /// flood): `GOAWAY` with the error in `goaway`, and the connection closed (RFC 9113 §5.4.1). Status 0.
+    public static let http2ConnectionError: Verdict = "http2.connection-error"
+    /// The client reset a stream (or its connection closed) before the request on it was complete: nothing
+    /// was answered. Status 0.
+    public static let http2StreamReset: Verdict = "http2.stream-reset"
 
     // TLS connections (one entry per connection, written when it closes).
     /// The handshake completed and the client sent at least one request.
@@ -109,7 +122,7 @@ public struct Verdict: RawRepresentable, Sendable, Hashable, Codable, CustomStri
     /// Every verdict the engine gives, for checking the names case files use (a test keeps it complete).
     public static let known: [Verdict] = [
         .noCredentials, .publicResource, .notFound, .malformedRequest, .headersTooLarge, .bodyTooLarge, .headerTimeout, .connectionLimit,
-        .http2HTTP11Required, .tlsOK, .tlsNoRequest,
+        .http2HTTP11Required, .http2RefusedStream, .http2Malformed, .http2ConnectionError, .http2StreamReset, .tlsOK, .tlsNoRequest,
         .tlsHandshakeFailed, .ntlmNegotiate, .ntlmOK, .ntlmConnectionAuthenticated, .ntlmMalformed, .ntlmUnknownUser,
         .ntlmWrongPassword, .ntlmWrongDomain, .ntlmV1Refused, .ntlmConnectionChanged, .ntlmNoChallenge, .ntlmAnonymous,
         .negotiateKerberosUnsupported, .proxyTargetRefused, .proxyBadTarget, .credentialStalePassword, .credentialLocked,

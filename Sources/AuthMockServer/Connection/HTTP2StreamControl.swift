@@ -5,7 +5,9 @@ import NIOHTTP2
 /// the response writer need to do to a stream and its connection that HTTP/1 parts cannot say.
 ///
 /// - ``reset(_:)`` ends the stream with `RST_STREAM` (`HTTP_1_1_REQUIRED` for a connection-bound scheme,
-///   `INTERNAL_ERROR` for a body dropped half-way);
+///   `INTERNAL_ERROR` for a body dropped half-way, `PROTOCOL_ERROR` for a header block the HTTP/1
+///   translation rejects);
+/// - ``resetByClient`` is the client's own `RST_STREAM`, if it sent one;
 /// - ``goAway()`` tells the client, on the connection, that no stream after this one will be served (the
 ///   HTTP/2 form of closing a connection after an answer).
 final class HTTP2StreamControl: ChannelInboundHandler, RemovableChannelHandler {
@@ -15,11 +17,16 @@ final class HTTP2StreamControl: ChannelInboundHandler, RemovableChannelHandler {
     let streamID: HTTP2StreamID
     /// The TCP connection's channel, which carries every stream.
     let connection: any Channel
+    /// What the connection's handlers know of streams that ended in an error.
+    let failures: HTTP2Failures
     private var context: ChannelHandlerContext?
+    /// The error code of the client's RST_STREAM, if it reset the stream.
+    private(set) var resetByClient: HTTP2ErrorCode?
 
-    init(streamID: HTTP2StreamID, connection: any Channel) {
+    init(streamID: HTTP2StreamID, connection: any Channel, failures: HTTP2Failures) {
         self.streamID = streamID
         self.connection = connection
+        self.failures = failures
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -30,8 +37,22 @@ final class HTTP2StreamControl: ChannelInboundHandler, RemovableChannelHandler {
         self.context = nil
     }
 
+    /// The error code the stream was closed with (the client's or the server's), if it was reset.
+    private(set) var closedWith: HTTP2ErrorCode?
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .rstStream(let code) = unwrapInboundIn(data) { resetByClient = code }
+        context.fireChannelRead(data)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if let closed = error as? NIOHTTP2Errors.StreamClosed { closedWith = closed.errorCode }
+        context.fireErrorCaught(error)
+    }
+
     /// Ends the stream with an error code instead of (the rest of) a response.
     func reset(_ code: HTTP2ErrorCode) {
+        failures.resettingOnPurpose(Int(streamID))
         context?.writeAndFlush(wrapOutboundOut(.rstStream(code)), promise: nil)
     }
 

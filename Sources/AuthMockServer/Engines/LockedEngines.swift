@@ -90,6 +90,13 @@ final class LockedEngines: Sendable {
         }
     }
 
+    /// Journals an HTTP/2 stream or connection ended with an error code instead of an answer (status 0).
+    func recordHTTP2Failure(_ request: Request?, connection: ConnectionInfo, reset: String?, goaway: String?, verdict: Verdict, detail: String) {
+        decide { pair, now in
+            ((), [pair.recordHTTP2Failure(request, connection: connection, reset: reset, goaway: goaway, verdict: verdict, detail: detail, now: now)])
+        }
+    }
+
     /// What must run off the event loop before `handle` (a slow password hash), if anything.
     func slowPasswordCheck(_ request: Request) -> (@Sendable () -> Void)? {
         read { $0.slowPasswordCheck(request) }

@@ -2,6 +2,7 @@ import AuthMockCore
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 
 /// Translates between HTTP/1.1 parts and the engine's terms, for an origin or a proxy connection.
 ///
@@ -10,6 +11,10 @@ import NIOHTTP1
 /// is journaled: a body over the limit (413), a request the decoder cannot parse (400, 431), a head that
 /// trickles in past the header timeout (408). The decoder cannot resynchronise after those, so the
 /// connection closes.
+///
+/// On an HTTP/2 stream it also journals a stream that ends without being handed over: a header block the
+/// HTTP/1 translation rejects (reset with `PROTOCOL_ERROR`), a stream reset by the client, by NIO's HTTP/2
+/// handler, or cut by its connection's end before its request was whole.
 final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
@@ -32,6 +37,8 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
     private let logger: Logger
     private let responder: any ExchangeResponder
     private var state = State.idle
+    /// HTTP/2: the stream's request has been handed over or refused, so it has its journal entry.
+    private var journaled = false
     /// The body of the request being received; kept outside `state` so appending never copies it.
     private var body: [UInt8] = []
 
@@ -71,7 +78,34 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
         // Nothing about a closed connection may outlive it (an NTLM handshake in progress, for one). A
         // closed HTTP/2 stream is not its connection: the connection's close ends that state.
         if stream == nil { engines.connectionClosed(record.id) }
+        if let stream, !journaled, case .receiving(let head, _) = state { streamEndedEarly(stream, head: head) }
         context.fireChannelInactive()
+    }
+
+    /// An HTTP/2 stream closed before its request was whole: journal the half request, and why.
+    private func streamEndedEarly(_ stream: HTTP2StreamControl, head: HTTPRequestHead) {
+        journaled = true
+        state = .failed
+        let id = Int(stream.streamID)
+        let request = makeRequest(head, body: body, connection: connection(starting: true))
+        body = []
+        if let code = stream.resetByClient {
+            let detail = "the client reset stream \(id) with RST_STREAM \(HTTP2Failures.name(code)) before its request was complete"
+            engines.recordHTTP2Failure(request, connection: request.connection, reset: nil, goaway: nil, verdict: .http2StreamReset, detail: detail)
+        } else if let failure = stream.failures.failure(of: id) {
+            let name = HTTP2Failures.name(failure.code)
+            let detail = "stream \(id) broke HTTP/2 before its request was complete (\(failure.reason)): RST_STREAM \(name)"
+            engines.recordHTTP2Failure(request, connection: request.connection, reset: name, goaway: nil, verdict: .http2Malformed, detail: detail)
+        } else if let code = stream.closedWith, code != .cancel {
+            // NIO's HTTP/2 handler reset the stream, and closes it before it reports why. (CANCEL: a GOAWAY or
+            // the connection's end closed it, which is journaled on the connection.)
+            let name = HTTP2Failures.name(code)
+            let detail = "stream \(id) broke HTTP/2 before its request was complete (a frame against the stream's rules, such as a body longer than its content-length): RST_STREAM \(name)"
+            engines.recordHTTP2Failure(request, connection: request.connection, reset: name, goaway: nil, verdict: .http2Malformed, detail: detail)
+        } else {
+            let detail = "the connection closed before the request on stream \(id) was complete"
+            engines.recordHTTP2Failure(request, connection: request.connection, reset: nil, goaway: nil, verdict: .http2StreamReset, detail: detail)
+        }
     }
 
     /// The engine's view of the connection, at a new exchange when `starting`.
@@ -117,6 +151,7 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
         case (.end, .receiving(let head, let tooLarge)):
             connectionGuard.requestReceived()
             state = .idle
+            journaled = true
             let request = makeRequest(head, body: body, connection: connection(starting: true))
             body = []
             if tooLarge {
@@ -137,6 +172,7 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// Answers a request expecting 100-continue with the challenge it will get anyway.
     private func challengeBeforeBody(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
         var exchange = engines.handle(makeRequest(head, body: [], connection: connection(starting: true)))
+        journaled = true
         // HTTP/1.1 cannot leave a body unread and go on; an HTTP/2 stream can.
         if stream == nil { exchange.response.closeConnection = true }
         state = .discarding
@@ -167,6 +203,10 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if let stream {
+            streamError(error, stream: stream, context: context)
+            return
+        }
         guard let parserError = error as? HTTPParserError else {
             logger.debug("connection error: \(error)")
             context.close(promise: nil)
@@ -207,6 +247,31 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
             state = .failed
             let detail = "the request is not valid HTTP/1.1 (\(parserError))"
             refuse(partial, on: connection, answering: Self.unparsed, status: 400, verdict: .malformedRequest, detail: detail, context: context)
+        }
+    }
+
+    /// An error on an HTTP/2 stream. A stream NIO's HTTP/2 handler closes with an error code ends in
+    /// ``channelInactive(context:)``; anything else before the request was handed over is a header block
+    /// the HTTP/1 translation rejects: a malformed request, reset with `PROTOCOL_ERROR` (RFC 9113 §8.1.1).
+    private func streamError(_ error: any Error, stream: HTTP2StreamControl, context: ChannelHandlerContext) {
+        if error is NIOHTTP2Errors.StreamClosed { return }
+        switch state {
+        case .idle where !journaled, .receiving:
+            var request: Request?
+            if case .receiving(let head, _) = state { request = makeRequest(head, body: body, connection: connection(starting: true)) }
+            journaled = true
+            state = .failed
+            body = []
+            let id = Int(stream.streamID)
+            let detail = "stream \(id) is not a valid HTTP request (\(HTTP2Failures.describe(error))): RST_STREAM PROTOCOL_ERROR"
+            engines.recordHTTP2Failure(
+                request, connection: request?.connection ?? connection(starting: true), reset: "PROTOCOL_ERROR", goaway: nil,
+                verdict: .http2Malformed, detail: detail
+            )
+            stream.reset(.protocolError)
+        default:
+            logger.debug("stream error: \(error)")
+            context.close(promise: nil)
         }
     }
 

@@ -148,7 +148,7 @@ public final class AuthMockServer: Sendable {
     }
 
     /// How each new connection's handlers are built.
-    private var pipelines: ServerPipelines {
+    var pipelines: ServerPipelines {
         ServerPipelines(
             engines: engines, registry: connections,
             timeouts: ConnectionGuard.Timeouts(header: TimeAmount(configuration.headerTimeout), idle: TimeAmount(configuration.idleTimeout)),

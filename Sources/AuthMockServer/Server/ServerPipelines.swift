@@ -18,7 +18,8 @@ import NIOTLS
 /// ExchangeHandler (origin) → OriginResponder       parts → Request; the engine's answer → ResponseWriter
 /// ```
 /// Over HTTP/2 (ALPN `h2`, or the preface on a prior-knowledge listener) the guard counts streams, NIO's
-/// HTTP/2 handler follows it, and each stream gets its own
+/// HTTP/2 handler follows it between ``HTTP2SentErrorFrames`` and ``HTTP2FailureJournal`` (which journal
+/// the streams and connections it ends with an error code), and each stream gets its own
 /// ```
 /// HTTP2StreamControl                               RST_STREAM and GOAWAY, which HTTP/1 parts cannot say
 /// HTTP2FramePayloadToHTTP1ServerCodec              NIO's: the stream as HTTP/1 parts
@@ -119,23 +120,36 @@ struct ServerPipelines: Sendable {
             HTTP2Setting(parameter: .maxConcurrentStreams, value: 100),
             HTTP2Setting(parameter: .maxHeaderListSize, value: decoderLimits.maxHeaderListSize),
         ]
-        let loopBound = NIOLoopBound((record, connectionGuard), eventLoop: channel.eventLoop)
-        _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
+        // NIO's handler between the two that journal what it refuses: the frames it writes below it, the
+        // errors it fires above it.
+        let failures = HTTP2Failures()
+        let sync = channel.pipeline.syncOperations
+        try sync.addHandler(HTTP2SentErrorFrames(failures: failures))
+        let loopBound = NIOLoopBound((record, connectionGuard, failures), eventLoop: channel.eventLoop)
+        _ = try sync.configureHTTP2Pipeline(
             mode: .server, connectionConfiguration: connection, streamConfiguration: .init()
         ) { [self] stream in
             stream.eventLoop.makeCompletedFuture {
-                let (record, connectionGuard) = loopBound.value
-                try addStreamHandlers(to: stream, connection: channel, record: record, connectionGuard: connectionGuard)
+                let (record, connectionGuard, failures) = loopBound.value
+                try addStreamHandlers(to: stream, connection: channel, record: record, connectionGuard: connectionGuard, failures: failures)
             }
         }
+        try sync.addHandler(HTTP2FailureJournal(failures: failures, engines: engines, record: record, logger: logger))
     }
 
-    private func addStreamHandlers(to stream: any Channel, connection: any Channel, record: ConnectionRecord, connectionGuard: ConnectionGuard) throws {
+    private func addStreamHandlers(
+        to stream: any Channel, connection: any Channel, record: ConnectionRecord, connectionGuard: ConnectionGuard, failures: HTTP2Failures
+    ) throws {
         let streamID = try stream.syncOptions!.getOption(HTTP2StreamChannelOptions.streamID)
         connectionGuard.streamOpened()
-        let loopBound = NIOLoopBound(connectionGuard, eventLoop: stream.eventLoop)
-        stream.closeFuture.whenComplete { _ in loopBound.value.streamClosed() }
-        let control = HTTP2StreamControl(streamID: streamID, connection: connection)
+        failures.streamOpened(Int(streamID))
+        let loopBound = NIOLoopBound((connectionGuard, failures), eventLoop: stream.eventLoop)
+        stream.closeFuture.whenComplete { _ in
+            let (connectionGuard, failures) = loopBound.value
+            failures.streamClosed(Int(streamID))
+            connectionGuard.streamClosed()
+        }
+        let control = HTTP2StreamControl(streamID: streamID, connection: connection, failures: failures)
         let sync = stream.pipeline.syncOperations
         try sync.addHandlers([control, HTTP2FramePayloadToHTTP1ServerCodec()])
         let origin = OriginResponder(engines: engines, decoder: nil, perform: perform, logger: logger)
