@@ -51,9 +51,10 @@ def main():
         # No proxy for this case: an empty mapping disables environment proxies.
         handlers.append(urllib.request.ProxyHandler({}))
 
-    if url.startswith("https:"):
+    if url.startswith("https:") or env("AUTHMOCK_CA_FILE"):
         # With cafile, create_default_context trusts only that bundle (no system CAs);
-        # without it, the system store. Hostname checking stays on (the default).
+        # without it, the system store. Hostname checking stays on (the default). Given a CA
+        # for an http:// URL, it is for where a redirect leads (redirect.http-to-https).
         context = ssl.create_default_context(cafile=env("AUTHMOCK_CA_FILE"))
         if env("AUTHMOCK_CLIENT_CERT"):
             # Client certificate and key for mutual TLS.
