@@ -226,14 +226,6 @@ extension HTMLSite {
 
     /// Markdown shown as text: one `<p>` per blank-line-separated paragraph, its line breaks kept by CSS.
     static func paragraphs(_ text: String) -> String {
-        var blocks: [[Substring]] = [[]]
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line.trimmingCharacters(in: .whitespaces).isEmpty {
-                if !(blocks.last?.isEmpty ?? true) { blocks.append([]) }
-            } else {
-                blocks[blocks.count - 1].append(line)
-            }
-        }
-        return blocks.filter { !$0.isEmpty }.map { "<p>" + escape($0.joined(separator: "\n")) + "</p>\n" }.joined()
+        paragraphBlocks(text).map { "<p>" + escape($0) + "</p>\n" }.joined()
     }
 }

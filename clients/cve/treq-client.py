@@ -24,11 +24,11 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) 
 
 import treq
 from twisted.internet import defer, error, reactor
-from twisted.python.failure import Failure
 from twisted.web import error as web_error
 from twisted.web.client import ResponseFailed
 
-from adapter_support import env, exit_with, read_body, report
+from reactor_support import run_fetch
+from adapter_support import env, exit_with, read_body
 
 DOCUMENTED = (error.ConnectError, error.TimeoutError, ResponseFailed, web_error.Error,
               web_error.InfiniteRedirection, web_error.RedirectWithNoLocation)
@@ -50,14 +50,7 @@ def fetch(send):
 
 
 def main(send):
-    outcome = []
-    d = fetch(send)
-    d.addBoth(outcome.append)
-    d.addBoth(lambda _: reactor.stop())
-    reactor.run()
-    if isinstance(outcome[0], Failure):
-        outcome[0].raiseException()
-    return report(outcome[0])
+    return run_fetch(lambda: fetch(send))
 
 
 if __name__ == "__main__":

@@ -21,12 +21,12 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # clients/, for adapter_support
 
 from twisted.internet import defer, error, reactor
-from twisted.python.failure import Failure
 from twisted.web import error as web_error
 from twisted.web.client import Agent, RedirectAgent, ResponseFailed, readBody
 from twisted.web.http_headers import Headers
 
-from adapter_support import env, exit_with, report
+from reactor_support import run_fetch
+from adapter_support import env, exit_with
 
 DOCUMENTED = (error.ConnectError, error.TimeoutError, ResponseFailed, web_error.Error,
               web_error.InfiniteRedirection, web_error.RedirectWithNoLocation)
@@ -48,14 +48,7 @@ def fetch():
 
 
 def main():
-    outcome = []
-    d = fetch()
-    d.addBoth(outcome.append)
-    d.addBoth(lambda _: reactor.stop())
-    reactor.run()
-    if isinstance(outcome[0], Failure):
-        outcome[0].raiseException()
-    return report(outcome[0])
+    return run_fetch(fetch)
 
 
 if __name__ == "__main__":
