@@ -1,0 +1,193 @@
+/// One challenge a scenario offers.
+public enum Challenge: Sendable, Equatable {
+    case basic(BasicChallenge)
+    case digest(DigestChallenge)
+    /// NTLM (MS-NLMP), bound to the connection: NEGOTIATE → CHALLENGE → AUTHENTICATE.
+    case ntlm(NTLMChallenge)
+    /// Negotiate (RFC 4559) with SPNEGO carrying NTLM; Kerberos is not offered.
+    case negotiate(NTLMChallenge)
+    /// A challenge sent verbatim that authmock never accepts: for testing that clients skip schemes they
+    /// do not know (e.g. `Newauth realm="apps", type=1`).
+    case custom(String)
+    /// A hostile challenge value sent byte for byte, which need not parse and is never accepted: for
+    /// testing that clients survive what a malicious server sends (huge, crafted for a backtracking
+    /// parser, thousands of fields). The exchanges that carry it are journaled `hostile`.
+    case raw(RawChallenge)
+
+    /// A short description for people: `Digest SHA-256 qop=auth`, `Basic charset=UTF-8`.
+    public var summary: String {
+        switch self {
+        case .basic(let basic):
+            return basic.charsetUTF8 ? "Basic charset=UTF-8" : "Basic"
+        case .digest(let digest):
+            var words = ["Digest", digest.effectiveAlgorithm.token]
+            words.append(digest.qop.isEmpty ? "no qop" : "qop=" + digest.qop.map(\.rawValue).joined(separator: ","))
+            if digest.userhash { words.append("userhash") }
+            return words.joined(separator: " ")
+        case .ntlm(let ntlm), .negotiate(let ntlm):
+            return scheme + (ntlm.allowV1 ? "" : " (NTLMv2 only)") + (ntlm.corruption.map { " (CHALLENGE corrupted: \($0.rawValue))" } ?? "")
+        case .custom:
+            return "\(scheme) (not accepted)"
+        case .raw(let raw):
+            return "raw challenge, \(raw.summary)"
+        }
+    }
+
+    /// Whether authmock can accept credentials for it (custom and raw challenges are only offered).
+    public var isAccepted: Bool {
+        switch self {
+        case .custom, .raw: false
+        case .basic, .digest, .ntlm, .negotiate: true
+        }
+    }
+
+    /// The auth-scheme token as sent.
+    public var scheme: String {
+        switch self {
+        case .basic: return "Basic"
+        case .digest: return "Digest"
+        case .ntlm: return "NTLM"
+        case .negotiate: return "Negotiate"
+        case .custom(let raw): return String(raw.prefix { $0 != " " && $0 != "\t" })
+        case .raw(let raw): return String(raw.value.prefix { $0 != " " && $0 != "\t" && $0 != "," })
+        }
+    }
+}
+
+/// A challenge value written in pieces, some repeated: `['Basic realm="', {repeat: "a", times: 40000}, '"']`.
+public struct RawChallenge: Sendable, Equatable {
+    public enum Piece: Sendable, Equatable {
+        case text(String)
+        case repeated(String, times: Int)
+    }
+
+    public var pieces: [Piece]
+    /// How many header fields carry the value (each one whole).
+    public var fields: Int
+
+    public init(pieces: [Piece], fields: Int = 1) {
+        self.pieces = pieces
+        self.fields = fields
+    }
+
+    /// The value as sent.
+    public var value: String {
+        pieces.map { piece in
+            switch piece {
+            case .text(let text): text
+            case .repeated(let text, let times): String(repeating: text, count: times)
+            }
+        }.joined()
+    }
+
+    /// Its size in bytes.
+    public var byteCount: Int {
+        pieces.reduce(0) { total, piece in
+            switch piece {
+            case .text(let text): total + text.utf8.count
+            case .repeated(let text, let times): total + text.utf8.count * times
+            }
+        }
+    }
+
+    /// The value for people, each piece quoted and repeats counted: `1 field of 40008 bytes: "Basic realm=\"" + "a" ×40000 + "\""`.
+    public var summary: String {
+        let shape = pieces.map { piece in
+            switch piece {
+            case .text(let text): AuthHeader.quote(text)
+            case .repeated(let text, let times): "\(AuthHeader.quote(text)) ×\(times)"
+            }
+        }.joined(separator: " + ")
+        return "\(fields) field\(fields == 1 ? "" : "s") of \(byteCount) bytes: \(shape)"
+    }
+}
+
+public struct BasicChallenge: Sendable, Equatable {
+    /// Adds `charset="UTF-8"` (RFC 7617 §2.1): the client must then encode user and password in UTF-8.
+    public var charsetUTF8: Bool
+
+    public init(charsetUTF8: Bool = false) {
+        self.charsetUTF8 = charsetUTF8
+    }
+}
+
+public struct NTLMChallenge: Sendable, Equatable {
+    /// A fixed 8-byte server challenge for reproducible tests; nil draws one per handshake.
+    public var serverChallenge: [UInt8]?
+    /// Send target info (AV pairs) in the CHALLENGE message; clients use NTLMv2 when it is there.
+    public var targetInfo: Bool
+    /// Accept NTLMv1 and the NTLM2 session response; false refuses them (`ntlm.v1-refused`).
+    public var allowV1: Bool
+    /// The NetBIOS domain the server names in its CHALLENGE.
+    public var domain: String
+    /// The server (computer) name in the target info.
+    public var server: String
+    /// A named corruption of the CHALLENGE message, for the hostile cases; nil sends a well-formed one.
+    public var corruption: NTLMCorruption?
+
+    public init(
+        serverChallenge: [UInt8]? = nil, targetInfo: Bool = true, allowV1: Bool = true, domain: String = "AUTHMOCK", server: String = "AUTHMOCK-SRV",
+        corruption: NTLMCorruption? = nil
+    ) {
+        self.serverChallenge = serverChallenge
+        self.targetInfo = targetInfo
+        self.allowV1 = allowV1
+        self.domain = domain
+        self.server = server
+        self.corruption = corruption
+    }
+}
+
+/// What a hostile server does to the TargetInfoFields of its NTLM CHALLENGE (the fields curl
+/// CVE-2018-16890 read past): a parser that trusts them reads outside the message.
+public enum NTLMCorruption: String, Sendable, Equatable, CaseIterable {
+    /// The length runs 4,096 bytes past the end of the message; the offset is right.
+    case targetInfoPastEnd = "target-info-past-end"
+    /// Offset 0xFFFFFFF0 and a length of 0x40: their 32-bit sum wraps to 0x30, inside the message.
+    case targetInfoOffsetWraps = "target-info-offset-wraps"
+    /// The offset points into the fixed header (at 0), so the target info overlaps the signature.
+    case targetInfoInHeader = "target-info-in-header"
+}
+
+public struct DigestChallenge: Sendable, Equatable {
+    /// The algorithm; nil sends no `algorithm` parameter, which means MD5 (RFC 7616 §3.3).
+    public var algorithm: DigestAlgorithm?
+    /// The qop values offered; empty means RFC 2069 compatibility (no qop, nc or cnonce).
+    public var qop: [DigestQOP]
+    public var opaque: Opaque
+    /// Offers `userhash=true`; the client may then send `H(username:realm)` instead of the name.
+    public var userhash: Bool
+    /// Adds `charset=UTF-8`.
+    public var charsetUTF8: Bool
+
+    public enum Opaque: Sendable, Equatable {
+        case none
+        /// A random value chosen when the server starts.
+        case generated
+        case fixed(String)
+    }
+
+    public init(
+        algorithm: DigestAlgorithm? = nil,
+        qop: [DigestQOP] = [.auth],
+        opaque: Opaque = .none,
+        userhash: Bool = false,
+        charsetUTF8: Bool = false
+    ) {
+        self.algorithm = algorithm
+        self.qop = qop
+        self.opaque = opaque
+        self.userhash = userhash
+        self.charsetUTF8 = charsetUTF8
+    }
+
+    /// The algorithm in effect: MD5 when none is named.
+    public var effectiveAlgorithm: DigestAlgorithm { algorithm ?? .md5 }
+}
+
+public enum ChallengeStyle: String, Sendable, Equatable, CaseIterable {
+    /// One `WWW-Authenticate` field per challenge.
+    case separateFields = "separate"
+    /// All challenges comma-separated in one `WWW-Authenticate` field.
+    case singleField = "combined"
+}
