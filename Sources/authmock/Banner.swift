@@ -36,9 +36,9 @@ struct Banner {
         guard let user = scenario.users.first else { return nil }
         let resource = scenario.resources.first(where: \.protected) ?? scenario.resources.first
         let path = resource.map { $0.path.hasSuffix("*") ? String($0.path.dropLast()) : $0.path } ?? "/"
-        let schemes = Set(scenario.challenges.map { $0.scheme.lowercased() })
+        let schemes = Set(scenario.challenges.compactMap(\.authScheme))
         let flag: String
-        switch (schemes.contains("basic"), schemes.contains("digest")) {
+        switch (schemes.contains(.basic), schemes.contains(.digest)) {
         case (true, true): flag = "--anyauth"
         case (false, true): flag = "--digest"
         default: flag = "--basic"

@@ -54,7 +54,7 @@ struct CaseLoaderTests {
         #expect(definition.request.repeatCount == 2)
         #expect(definition.give == CaseInputs(password: .wrong, ca: false, pin: .wrong))
         #expect(definition.expectations.outcome == .failure)
-        #expect(definition.expectations.implemented == [EntryPattern(credentials: .scheme("Digest")), EntryPattern(hop: "origin")])
+        #expect(definition.expectations.implemented == [EntryPattern(credentials: .scheme("Digest")), EntryPattern(hop: .origin)])
         #expect(definition.expectations.checks == [
             Check(that: "stops", rule: .count(EntryPattern(credentials: .scheme("Digest"), algorithm: "MD5"), min: nil, max: 2, after: EntryPattern(status: [401]))),
             Check(that: "order", grade: .nonStrict, rule: .sequence([EntryPattern(status: [401, 407], verdict: ["digest.*"])])),

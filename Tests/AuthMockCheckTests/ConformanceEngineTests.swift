@@ -78,7 +78,7 @@ struct ConformanceEngineTests {
               unauthorized: {status: 401, chunked: true, close: true}
             """)
         var random = RandomSource.seeded(1)
-        var proxy = Engine(scenario: try #require(scenario.proxyScenario), configuration: .init(role: .proxy), random: &random)
+        var proxy = Engine(scenario: try #require(scenario.proxyScenario), configuration: .init(hop: .proxy), random: &random)
         let answer = proxy.handle(Request(method: "CONNECT", target: "localhost:8443"), now: t0, random: &random)
         #expect(answer.status == 401)
         #expect(answer.response.headers.first("WWW-Authenticate") == "Basic realm=\"authmock proxy\"")

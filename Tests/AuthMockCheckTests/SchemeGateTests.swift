@@ -80,11 +80,11 @@ struct SchemeGateTests {
 
     /// A gate names the hop: Basic to the proxy is not Basic to the origin.
     @Test func proxySchemesAreTheirOwn() {
-        #expect(SchemeUse("proxy Basic") == SchemeUse(hop: "proxy", scheme: "basic"))
+        #expect(SchemeUse("proxy Basic") == SchemeUse(hop: .proxy, scheme: "basic"))
         #expect(SchemeUse("proxy Basic") != SchemeUse("Basic"))
         #expect(SchemeUse("ntlm")?.description == "NTLM")
         #expect(SchemeUse("a b c") == nil)
-        let gate = SchemeGate(needs: [SchemeUse(hop: "proxy", scheme: "Digest")], lacking: Judgement(verdict: .unimplemented), having: Judgement(verdict: .fail))
+        let gate = SchemeGate(needs: [SchemeUse(hop: .proxy, scheme: "Digest")], lacking: Judgement(verdict: .unimplemented), having: Judgement(verdict: .fail))
         var report = CaseReport(id: "proxy.digest-http", title: "", verdict: .unimplemented, findings: [], observations: [], journal: [])
         report.gate = gate
         #expect(Self.suite([report, Self.usedElsewhere("Digest")]).cases[0].verdict == .unimplemented)
@@ -93,10 +93,10 @@ struct SchemeGateTests {
 
     /// `credentials: any` is met by whichever scheme the client sent to that hop elsewhere.
     @Test func anySchemeIsMetByEveryScheme() {
-        let any = try! #require(EntryPattern(hop: "proxy", credentials: .any).schemeUse)
-        #expect(any.isShown(by: SchemeUse(hop: "proxy", scheme: "NTLM")) && !any.isShown(by: SchemeUse(hop: "origin", scheme: "NTLM")))
+        let any = try! #require(EntryPattern(hop: .proxy, credentials: .any).schemeUse)
+        #expect(any.isShown(by: SchemeUse(hop: .proxy, scheme: "NTLM")) && !any.isShown(by: SchemeUse(hop: .origin, scheme: "NTLM")))
         var report = CaseReport(id: "scheme.digest-over-basic", title: "", verdict: .unimplemented, journal: [])
-        report.gate = SchemeGate(needs: [SchemeUse(hop: "origin", scheme: SchemeUse.anyScheme)], lacking: Judgement(verdict: .unimplemented), having: Judgement(verdict: .fail))
+        report.gate = SchemeGate(needs: [SchemeUse(hop: .origin, scheme: SchemeUse.anyScheme)], lacking: Judgement(verdict: .unimplemented), having: Judgement(verdict: .fail))
         let lacking = Self.suite([report, Self.usedElsewhere("proxy Basic")]).cases[0]
         #expect(lacking.verdict == .unimplemented)
         #expect(lacking.findings == ["no case of this run saw credentials of any scheme from it"])

@@ -2,7 +2,7 @@ import Testing
 import Foundation
 @testable import AuthMockCore
 
-/// The origin and proxy engines as one value: one journal, one sequence, one reject that knows its role.
+/// The origin and proxy engines as one value: one journal, one sequence, one reject that knows its hop.
 struct EnginePairTests {
     static let proxyTarget = "http://127.0.0.1:1/"
 
@@ -20,8 +20,8 @@ struct EnginePairTests {
         produced += pair.handleProxy(request("GET", proxyTarget), now: t0).journalEntries
         produced += pair.handle(request("GET", "/"), now: t0).journalEntries
         produced += pair.handleProxy(request("CONNECT", "127.0.0.1:1", [HeaderField("Proxy-Authorization", basic("carrier", "nope"))]), now: t0).journalEntries
-        produced += pair.reject(nil, connection: ConnectionInfo(id: 3, exchange: 1), role: .proxy, status: 408, verdict: .headerTimeout, detail: "slow", close: true, now: t0).journalEntries
-        produced += pair.reject(nil, connection: ConnectionInfo(id: 4, exchange: 1), role: .origin, status: 431, verdict: .headersTooLarge, detail: "big", close: true, now: t0).journalEntries
+        produced += pair.reject(nil, connection: ConnectionInfo(id: 3, exchange: 1), hop: .proxy, status: 408, verdict: .headerTimeout, detail: "slow", close: true, now: t0).journalEntries
+        produced += pair.reject(nil, connection: ConnectionInfo(id: 4, exchange: 1), hop: .origin, status: 431, verdict: .headersTooLarge, detail: "big", close: true, now: t0).journalEntries
         produced += pair.handle(request("POST", "/_authmock/proxy/users/carrier", [HeaderField("Content-Type", "application/json")]).withBody(#"{"enabled": false}"#), now: t0).journalEntries
         produced += pair.changeUser("alice", .lock, reason: "the host", now: t0).map { [$0] } ?? []
         produced.append(pair.recordTLSConnection(ConnectionInfo(id: 5, exchange: 0), failure: "alert", requests: 0, now: t0))
@@ -45,28 +45,28 @@ struct EnginePairTests {
     @Test func proxyEntriesAndOnlyThoseCarryTheProxyHop() throws {
         var pair = try pair()
         let entries = Self.driveBothHops(&pair)
-        let proxyHop = entries.filter { $0.hop == "proxy" }
+        let proxyHop = entries.filter { $0.hop == .proxy }
         #expect(proxyHop.map(\.verdict) == [.noCredentials, .schemeNotOffered, .headerTimeout, .userLocked, .noCredentials])
         #expect(entries.filter { $0.hop == nil }.map(\.verdict) == [.noCredentials, .headersTooLarge, .userLocked, .tlsHandshakeFailed, .connectionLimit])
-        #expect(entries.allSatisfy { $0.hop == nil || $0.hop == "proxy" })
+        #expect(entries.allSatisfy { $0.hop == nil || $0.hop == .proxy })
     }
 
-    /// A reject answers with the status and verdict asked for, and closes only when asked, for either role.
+    /// A reject answers with the status and verdict asked for, and closes only when asked, for either hop.
     @Test(arguments: [
-        (Engine.Role.origin, 408, Verdict.headerTimeout, true), (.origin, 413, .bodyTooLarge, false),
+        (Hop.origin, 408, Verdict.headerTimeout, true), (.origin, 413, .bodyTooLarge, false),
         (.proxy, 400, .proxyBadTarget, false), (.proxy, 431, .headersTooLarge, true),
     ])
-    func rejectAnswersAsAsked(role: Engine.Role, status: Int, verdict: Verdict, close: Bool) throws {
+    func rejectAnswersAsAsked(hop: Hop, status: Int, verdict: Verdict, close: Bool) throws {
         var pair = try pair()
         let partial = Self.request("GET", "/relative", connection: 7, exchange: 2)
-        let exchange = pair.reject(partial, connection: partial.connection, role: role, status: status, verdict: verdict, detail: "why", close: close, now: t0)
+        let exchange = pair.reject(partial, connection: partial.connection, hop: hop, status: status, verdict: verdict, detail: "why", close: close, now: t0)
         #expect(exchange.response.status == status)
         #expect(exchange.response.closeConnection == close)
         #expect(exchange.response.bodyText == "\(status) \(Engine.reason(status)): why\n")
         let entry = try #require(exchange.entry)
         #expect(entry.verdict == verdict)
         #expect(entry.status == status)
-        #expect(entry.hop == (role == .proxy ? "proxy" : nil))
+        #expect(entry.hop == (hop == .proxy ? Hop.proxy : nil))
         #expect(entry.target == "/relative")
         #expect(entry.connection == 7)
         #expect(pair.journal.entries == [entry])
@@ -77,13 +77,13 @@ struct EnginePairTests {
     @Test func rejectWithoutARequestIsJournaledAlikeByBothRoles() throws {
         var pair = try pair()
         let connection = ConnectionInfo(id: 9, exchange: 2, remote: "127.0.0.1:1")
-        let origin = try #require(pair.reject(nil, connection: connection, role: .origin, status: 408, verdict: .headerTimeout, detail: "slow", close: true, now: t0).entry)
-        let proxy = try #require(pair.reject(nil, connection: connection, role: .proxy, status: 408, verdict: .headerTimeout, detail: "slow", close: true, now: t0).entry)
+        let origin = try #require(pair.reject(nil, connection: connection, hop: .origin, status: 408, verdict: .headerTimeout, detail: "slow", close: true, now: t0).entry)
+        let proxy = try #require(pair.reject(nil, connection: connection, hop: .proxy, status: 408, verdict: .headerTimeout, detail: "slow", close: true, now: t0).entry)
         for entry in [origin, proxy] {
             #expect(entry.method == nil && entry.target == nil && entry.version == nil)
             #expect(entry.connection == 9 && entry.exchange == 2)
         }
-        #expect(origin.hop == nil && proxy.hop == "proxy")
+        #expect(origin.hop == nil && proxy.hop == .proxy)
     }
 
     /// A reset (by the host, or `POST /_authmock/reset` at the origin) clears the journal and both engines'
@@ -124,7 +124,7 @@ struct EnginePairTests {
         #expect(pair.proxy == nil)
         #expect(pair.handleProxy(Self.request("GET", Self.proxyTarget), now: t0).response.status == 404)
         #expect(pair.handle(Self.request("GET", "/_authmock/proxy/users"), now: t0).response.status == 404)
-        let rejected = pair.reject(nil, connection: ConnectionInfo(id: 1, exchange: 1), role: .proxy, status: 400, verdict: .malformedRequest, detail: "x", close: true, now: t0)
+        let rejected = pair.reject(nil, connection: ConnectionInfo(id: 1, exchange: 1), hop: .proxy, status: 400, verdict: .malformedRequest, detail: "x", close: true, now: t0)
         #expect(rejected.response.status == 404)
         #expect(pair.journal.count == 0)
         #expect(pair.handle(Self.request("GET", "/"), now: t0).entry?.seq == 1)
@@ -135,7 +135,7 @@ struct EnginePairTests {
         var pair = try pair()
         _ = Self.driveBothHops(&pair)
         #expect(pair.journalPage(since: 7).entries.map(\.seq) == [8, 9, 10])
-        #expect(pair.journalPage(since: 0).entries.filter { $0.hop == "proxy" }.count == 5)
+        #expect(pair.journalPage(since: 0).entries.filter { $0.hop == .proxy }.count == 5)
         let served = pair.handle(Self.request("GET", "/_authmock/journal?since=7"), now: t0)
         let page = try JSONDecoder().decode(Engine.JournalPage.self, from: Data(served.response.body))
         #expect(page == pair.journalPage(since: 7))

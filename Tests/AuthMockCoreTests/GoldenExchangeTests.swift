@@ -198,15 +198,15 @@ struct GoldenConversation {
         newConnection()
         let info = ConnectionInfo(id: connection, exchange: 1, remote: "127.0.0.1:40000", httpProtocol: .http1, stream: nil)
         let partial = Request(method: "GET", target: "/", headers: [], body: [], connection: info)
-        for role in [Engine.Role.origin, .proxy] {
+        for hop in [Hop.origin, .proxy] {
             let refused = pair.reject(
-                partial, connection: info, role: role, status: 431, verdict: .headersTooLarge, detail: "too large",
+                partial, connection: info, hop: hop, status: 431, verdict: .headersTooLarge, detail: "too large",
                 close: true, now: now
             )
-            render("reject \(role.rawValue)", refused)
-            let bare = pair.reject(nil, connection: info, role: role, status: 408, verdict: .headerTimeout, detail: "timeout",
+            render("reject \(hop.rawValue)", refused)
+            let bare = pair.reject(nil, connection: info, hop: hop, status: 408, verdict: .headerTimeout, detail: "timeout",
                                    close: true, now: now)
-            render("reject head \(role.rawValue)", bare)
+            render("reject head \(hop.rawValue)", bare)
         }
         let h2 = ConnectionInfo(id: connection, exchange: 2, remote: "127.0.0.1:40000", httpProtocol: .h2, stream: 3)
         entry("h2 failure", pair.recordHTTP2Failure(

@@ -65,16 +65,16 @@ struct ProxyEngineTests {
         #expect(try ProxyTarget.parse(method: "CONNECT", target: target).isLoopback == isLoopback)
     }
 
-    /// The proxy role: 407 with Proxy-Authenticate, credentials from Proxy-Authorization.
+    /// The proxy hop: 407 with Proxy-Authenticate, credentials from Proxy-Authorization.
     @Test func proxyRole() throws {
         let scenario = try loadShipped("proxy-and-origin.yaml")
         var random = RandomSource.seeded(3)
-        var proxy = Engine(scenario: try #require(scenario.proxyScenario), configuration: .init(role: .proxy), random: &random)
+        var proxy = Engine(scenario: try #require(scenario.proxyScenario), configuration: .init(hop: .proxy), random: &random)
         let challenged = proxy.handle(Request(method: "GET", target: "http://127.0.0.1:1/"), now: t0, random: &random)
         #expect(challenged.response.status == 407)
         #expect(challenged.response.headers.values("Proxy-Authenticate").count == 2)
         #expect(challenged.response.headers.values("WWW-Authenticate").isEmpty)
-        #expect(challenged.entry?.hop == "proxy")
+        #expect(challenged.entry?.hop == .proxy)
         let credentials = "Basic " + Data("carrier:pigeon".utf8).base64EncodedString()
         let wrongHeader = proxy.handle(Request(method: "GET", target: "http://127.0.0.1:1/", headers: [HeaderField("Authorization", credentials)]), now: t0, random: &random)
         #expect(wrongHeader.response.status == 407, "origin credentials do not authenticate to the proxy")
@@ -83,11 +83,11 @@ struct ProxyEngineTests {
     /// Leaks: Proxy-Authorization at the origin; Authorization on a CONNECT to the proxy.
     @Test func leaks() {
         let toOrigin = Request(method: "GET", target: "/", headers: [HeaderField("Proxy-Authorization", "Basic eA==")])
-        #expect(Engine.leaks(in: toOrigin, role: .origin) == ["Proxy-Authorization reached the origin"])
+        #expect(Engine.leaks(in: toOrigin, hop: .origin) == ["Proxy-Authorization reached the origin"])
         let connect = Request(method: "CONNECT", target: "localhost:1", headers: [HeaderField("Authorization", "Basic eA==")])
-        #expect(Engine.leaks(in: connect, role: .proxy) == ["Authorization (origin credentials) was sent to the proxy on CONNECT"])
+        #expect(Engine.leaks(in: connect, hop: .proxy) == ["Authorization (origin credentials) was sent to the proxy on CONNECT"])
         let absolute = Request(method: "GET", target: "http://localhost:1/", headers: [HeaderField("Authorization", "Basic eA==")])
-        #expect(Engine.leaks(in: absolute, role: .proxy) == nil, "absolute-form requests carry origin credentials on purpose")
+        #expect(Engine.leaks(in: absolute, hop: .proxy) == nil, "absolute-form requests carry origin credentials on purpose")
     }
 
     /// The origin's user and password in the proxy's own header (aiohttp 3.14 turns a session's default
@@ -97,10 +97,10 @@ struct ProxyEngineTests {
         func proxyRequest(_ credentials: String) -> Request {
             Request(method: "CONNECT", target: "localhost:1", headers: [HeaderField("Proxy-Authorization", "Basic " + Data(credentials.utf8).base64EncodedString())])
         }
-        #expect(Engine.leaks(in: proxyRequest("alice:wonderland"), role: .proxy, foreignUsers: [alice])
+        #expect(Engine.leaks(in: proxyRequest("alice:wonderland"), hop: .proxy, foreignUsers: [alice])
             == ["Proxy-Authorization carried the origin's credentials (user alice), not the proxy's"])
-        #expect(Engine.leaks(in: proxyRequest("alice:wrong"), role: .proxy, foreignUsers: [alice]) == nil)
-        #expect(Engine.leaks(in: proxyRequest("carrier:pigeon"), role: .proxy, foreignUsers: [alice]) == nil)
+        #expect(Engine.leaks(in: proxyRequest("alice:wrong"), hop: .proxy, foreignUsers: [alice]) == nil)
+        #expect(Engine.leaks(in: proxyRequest("carrier:pigeon"), hop: .proxy, foreignUsers: [alice]) == nil)
         // Through the pair: the proxy engine knows the origin's users.
         var pair = EnginePair(
             scenario: try ScenarioLoader.load(yaml: """

@@ -118,7 +118,7 @@ struct ConnectionPipelineTests {
         let next = try connection.send("GET http://127.0.0.1:8080/ HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\n")
         #expect(next.hasPrefix("HTTP/1.1 407 "))
         #expect(connection.journal.map(\.verdict) == [.proxyTargetRefused, .noCredentials])
-        #expect(connection.journal.allSatisfy { $0.hop == "proxy" })
+        #expect(connection.journal.allSatisfy { $0.hop == .proxy })
     }
 
     /// The `close` fault frames its answer as keep-alive; whatever the client sends next on that

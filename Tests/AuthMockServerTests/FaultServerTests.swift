@@ -136,7 +136,7 @@ struct FaultServerTests {
             #expect(!response.head.lowercased().contains("connection: close"))
             _ = connection.send(bytes: Array("GET http://127.0.0.1:\(server.port)/ HTTP/1.1\r\n\r\n".utf8))
             #expect(connection.readToEnd().isEmpty)
-            #expect(server.journal.last?.hop == "proxy")
+            #expect(server.journal.last?.hop == .proxy)
             #expect(server.journal.last?.fault == "close")
         }
     }

@@ -49,7 +49,7 @@ struct HTTP2Tests {
             #expect(answer.status == 200)
             let origin = Self.exchanges(server).filter { $0.hop == nil }
             #expect(origin.map(\.httpProtocol) == ["h2"])
-            #expect(Self.exchanges(server).filter { $0.hop == "proxy" }.map(\.method) == ["CONNECT"])
+            #expect(Self.exchanges(server).filter { $0.hop == .proxy }.map(\.method) == ["CONNECT"])
         }
     }
 

@@ -21,7 +21,7 @@ struct ProxyTests {
             #expect(wrong.status == 407)
             let journal = server.journal
             #expect(journal.map(\.verdict) == [.noCredentials, .basicOK, .publicResource, .basicBadPassword])
-            #expect(journal.map { $0.hop ?? "origin" } == ["proxy", "proxy", "origin", "proxy"])
+            #expect(journal.map { $0.hop ?? .origin } == [.proxy, .proxy, .origin, .proxy])
             #expect(journal[2].headers.allSatisfy { $0.name.lowercased() != "proxy-authorization" }, "the proxy consumes its own credentials")
             let ready = ReadyInfo(server: server)
             #expect(ready.proxy?.url == proxy)
@@ -63,7 +63,7 @@ struct ProxyTests {
                 "-u", "alice:wonderland", server.url,
             ])
             #expect(tunnelled.status == 200)
-            let proxyVerdicts = server.journal.filter { $0.hop == "proxy" }.map(\.verdict)
+            let proxyVerdicts = server.journal.filter { $0.hop == .proxy }.map(\.verdict)
             #expect(proxyVerdicts == [.ntlmNegotiate, .ntlmOK, .ntlmNegotiate, .ntlmOK])
         }
     }
@@ -89,9 +89,9 @@ struct ProxyTests {
                 let wrong = try await curl(["-x", proxy, "--proxy-\(scheme)", "--proxy-user", "carrier:nope"] + extra + [target])
                 #expect(wrong.result.status != 0 || wrong.status == 407, "\(scheme) via \(target) with a wrong password")
                 #expect(server.journal.last?.status == 407)
-                #expect(server.journal.last?.hop == "proxy")
+                #expect(server.journal.last?.hop == .proxy)
             }
-            let methods = Set(server.journal.filter { $0.hop == "proxy" }.compactMap(\.method))
+            let methods = Set(server.journal.filter { $0.hop == .proxy }.compactMap(\.method))
             #expect(methods == ["GET", "CONNECT"])
         }
     }
@@ -102,7 +102,7 @@ struct ProxyTests {
             let ok = try await curl(["-x", try proxyURL(server), "--proxy-digest", "--proxy-user", "carrier:pigeon", "--digest", "-u", "alice:wonderland", server.url])
             #expect(ok.status == 200)
             let journal = server.journal
-            #expect(journal.contains { $0.hop == "proxy" && $0.verdict == .digestOK })
+            #expect(journal.contains { $0.hop == .proxy && $0.verdict == .digestOK })
             #expect(journal.contains { $0.hop == nil && $0.verdict == .digestOK })
             #expect(journal.allSatisfy { $0.leaks == nil })
         }
@@ -149,7 +149,7 @@ struct ProxyTests {
                 let text = String(decoding: received, as: UTF8.self)
                 #expect(text.hasPrefix("HTTP/1.1 \(status) "), "case \(index): \(text.prefix(60))")
                 #expect(server.journal.last?.verdict == verdict, "case \(index)")
-                #expect(server.journal.last?.hop == "proxy", "case \(index)")
+                #expect(server.journal.last?.hop == .proxy, "case \(index)")
             }
             let ok = try await curl(["-x", try proxyURL(server), "--proxy-basic", "--proxy-user", "carrier:pigeon", server.url])
             #expect(ok.status == 200)
@@ -166,7 +166,7 @@ struct ProxyTests {
             #expect(server.journal.last?.verdict == .credentialStalePassword)
             let new = try await curl(["-x", try proxyURL(server), "--proxy-basic", "--proxy-user", "carrier:homing", server.url])
             #expect(new.status == 200)
-            #expect(server.journal.first { $0.verdict == .userPasswordChanged }?.hop == "proxy", "the change is the proxy's")
+            #expect(server.journal.first { $0.verdict == .userPasswordChanged }?.hop == .proxy, "the change is the proxy's")
         }
     }
 }

@@ -23,7 +23,7 @@ import Foundation
 // must round-trip what they accept.
 //
 // Invariants (a violation is a crash for libFuzzer): every request yields one journal entry (the
-// journal and the sequence grow by the entries the exchange reports), the status is one the role can
+// journal and the sequence grow by the entries the exchange reports), the status is one the hop can
 // give, the verdict header names the entry's verdict, a challenge status carries challenges that parse,
 // a 200 names the user, no response header holds CR, LF or NUL, and the entry encodes as JSON.
 
@@ -150,25 +150,25 @@ struct Prepared: Sendable {
     var target: String
     var method: String
 
-    var role: Engine.Role { engine.role }
+    var hop: Hop { engine.hop }
 
-    init(_ yaml: String, role: Engine.Role = .origin, method: String = "GET", target: String = "/") {
+    init(_ yaml: String, hop: Hop = .origin, method: String = "GET", target: String = "/") {
         let loaded: Scenario
         do {
             loaded = try ScenarioLoader.load(yaml: yaml, file: "fuzz.yaml", files: ScenarioFileReader.inMemory([:]))
         } catch {
             fatalError("a fuzz scenario does not load: \(error)")
         }
-        let scenario = role == .proxy ? loaded.proxyScenario! : loaded
+        let scenario = hop == .proxy ? loaded.proxyScenario! : loaded
         var random = RandomSource.seeded(7)
-        engine = Engine(scenario: scenario, configuration: .init(journalCapacity: 1000, role: role), random: &random)
+        engine = Engine(scenario: scenario, configuration: .init(journalCapacity: 1000, hop: hop), random: &random)
         realm = scenario.realm
         self.method = method
         self.target = target
         digest = []
-        let first = send(&engine, value: nil, role: role, method: method, target: target, connection: 1, exchange: 1, now: t0)
-        precondition(first.response.status == role.challengeStatus, "the first request was not challenged")
-        for value in first.response.headers.values(role.challengeHeader) {
+        let first = send(&engine, value: nil, hop: hop, method: method, target: target, connection: 1, exchange: 1, now: t0)
+        precondition(first.response.status == hop.challengeStatus, "the first request was not challenged")
+        for value in first.response.headers.values(hop.challengeHeader) {
             guard let challenges = try? AuthHeader.parseChallenges(value) else { continue }
             for challenge in challenges where challenge.scheme == "Digest" {
                 digest.append(((challenge[parameter: "algorithm"] ?? "MD5").lowercased(), challenge[parameter: "nonce"]!, challenge[parameter: "opaque"]))
@@ -205,23 +205,23 @@ struct Prepared: Sendable {
 let engines: [Prepared] = [
     Prepared(originYAML),
     Prepared(legacyYAML),
-    Prepared(proxyYAML, role: .proxy, target: "http://127.0.0.1:8080/"),
+    Prepared(proxyYAML, hop: .proxy, target: "http://127.0.0.1:8080/"),
 ]
 
 // MARK: - Invariants
 
-/// The statuses an engine of this role may answer "/" (or the proxy's "*") with.
-func allowedStatuses(_ role: Engine.Role) -> Set<Int> {
-    role == .proxy ? [200, 400, 403, 407] : [200, 400, 401, 403]
+/// The statuses an engine of this hop may answer "/" (or the proxy's "*") with.
+func allowedStatuses(_ hop: Hop) -> Set<Int> {
+    hop == .proxy ? [200, 400, 403, 407] : [200, 400, 401, 403]
 }
 
 /// Handles one request and checks what every exchange must satisfy.
 @discardableResult
 func send(
-    _ engine: inout Engine, value: String?, role: Engine.Role, method: String = "GET", target: String = "/", connection: UInt64 = 1,
+    _ engine: inout Engine, value: String?, hop: Hop, method: String = "GET", target: String = "/", connection: UInt64 = 1,
     exchange: Int, now: Date
 ) -> Exchange {
-    let headers = value.map { [HeaderField(role.credentialsHeader, $0)] } ?? []
+    let headers = value.map { [HeaderField(hop.credentialsHeader, $0)] } ?? []
     let request = Request(
         method: method, target: target, headers: headers,
         connection: ConnectionInfo(id: connection, exchange: exchange, remote: "127.0.0.1:40000")
@@ -233,7 +233,7 @@ func send(
 
     guard let entry = result.entry else { fatalError("no journal entry for a request with \(value.debugDescription)") }
     let status = result.response.status
-    precondition(allowedStatuses(role).contains(status), "status \(status) (\(entry.verdict)) for \(value.debugDescription)")
+    precondition(allowedStatuses(hop).contains(status), "status \(status) (\(entry.verdict)) for \(value.debugDescription)")
     precondition(entry.status == status, "the journal says \(entry.status), the response \(status)")
     let produced = result.journalEntries.count
     precondition(produced >= 1 && result.journalEntries.contains(entry), "the exchange does not list its own entry")
@@ -246,7 +246,7 @@ func send(
     }
     let challengeHeader = status == 401 ? "WWW-Authenticate" : "Proxy-Authenticate"
     let challenges = result.response.headers.values(challengeHeader)
-    if status == role.challengeStatus {
+    if status == hop.challengeStatus {
         precondition(!challenges.isEmpty, "\(status) without \(challengeHeader) (\(entry.verdict))")
         for challenge in challenges {
             do throws(AuthSyntaxError) {
@@ -302,7 +302,7 @@ func fuzzEngine(_ prepared: Prepared, lines bytes: [UInt8]) {
         value = prepared.fillDigestPlaceholders(value)
         // 20 s apart: the third request finds a 30-second nonce expired.
         send(
-            &engine, value: value, role: prepared.role, method: prepared.method, target: prepared.target, exchange: index + 2,
+            &engine, value: value, hop: prepared.hop, method: prepared.method, target: prepared.target, exchange: index + 2,
             now: t0 + Double(20 * index)
         )
     }
@@ -352,10 +352,10 @@ struct Challenged: Sendable {
         engine = prepared.engine
         self.scheme = scheme
         let answer = send(
-            &engine, value: "\(scheme) \(Data(token).base64EncodedString())", role: prepared.role, method: prepared.method,
+            &engine, value: "\(scheme) \(Data(token).base64EncodedString())", hop: prepared.hop, method: prepared.method,
             target: prepared.target, exchange: 2, now: t0
         )
-        precondition(answer.response.status == prepared.role.challengeStatus && answer.entry?.verdict == .ntlmNegotiate, "no CHALLENGE: \(String(describing: answer.entry))")
+        precondition(answer.response.status == prepared.hop.challengeStatus && answer.entry?.verdict == .ntlmNegotiate, "no CHALLENGE: \(String(describing: answer.entry))")
     }
 }
 
@@ -375,7 +375,7 @@ func fuzzToken(_ target: (state: Challenged, prepared: Prepared, wrap: Bool), _ 
     let token = Data(target.wrap ? negTokenResp(bytes) : bytes).base64EncodedString()
     let prepared = target.prepared
     send(
-        &engine, value: "\(target.state.scheme) \(token)", role: prepared.role, method: prepared.method, target: prepared.target,
+        &engine, value: "\(target.state.scheme) \(token)", hop: prepared.hop, method: prepared.method, target: prepared.target,
         connection: otherConnection ? 2 : 1, exchange: otherConnection ? 1 : 3, now: t0
     )
 }

@@ -34,31 +34,31 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         }
         return 0
     }
-    serve(scenario, role: .origin)
+    serve(scenario, hop: .origin)
     if let proxy = scenario.proxyScenario {
-        serve(proxy, role: .proxy)
+        serve(proxy, hop: .proxy)
     }
     return 0
 }
 
 let t0 = Date(timeIntervalSince1970: 1_800_000_000)
 
-func serve(_ scenario: Scenario, role: Engine.Role) {
+func serve(_ scenario: Scenario, hop: Hop) {
     var random = RandomSource.seeded(1)
-    var engine = Engine(scenario: scenario, configuration: .init(journalCapacity: 100, role: role), random: &random)
-    let target = role == .proxy ? "http://127.0.0.1:8080/" : "/"
-    let first = send(&engine, nil, role: role, target: target, exchange: 1)
+    var engine = Engine(scenario: scenario, configuration: .init(journalCapacity: 100, hop: hop), random: &random)
+    let target = hop == .proxy ? "http://127.0.0.1:8080/" : "/"
+    let first = send(&engine, nil, hop: hop, target: target, exchange: 1)
     // A user whose password the scenario knows, else one it does not have: a user file's hashes cost
     // what their authors chose (bcrypt cost 31 takes days), which is no finding.
     let user = scenario.users.first { $0.knowsPassword }
     let name = user?.name ?? "fuzz-nobody"
     let password = user?.password ?? "wonderland"
-    send(&engine, "Basic " + Data("\(name):\(password)".utf8).base64EncodedString(), role: role, target: target, exchange: 2)
+    send(&engine, "Basic " + Data("\(name):\(password)".utf8).base64EncodedString(), hop: hop, target: target, exchange: 2)
     let negotiate = Array("NTLMSSP".utf8) + [0, 1, 0, 0, 0, 0x05, 0x02, 0x08, 0x00] + [UInt8](repeating: 0, count: 16)
-    send(&engine, "NTLM " + Data(negotiate).base64EncodedString(), role: role, target: target, exchange: 3)
-    send(&engine, "Negotiate " + Data(negotiate).base64EncodedString(), role: role, target: target, exchange: 4)
+    send(&engine, "NTLM " + Data(negotiate).base64EncodedString(), hop: hop, target: target, exchange: 3)
+    send(&engine, "Negotiate " + Data(negotiate).base64EncodedString(), hop: hop, target: target, exchange: 4)
     // A correct Digest answer to the first Digest challenge, when there is one.
-    let challenges = first.response.headers.values(role.challengeHeader).flatMap { (try? AuthHeader.parseChallenges($0)) ?? [] }
+    let challenges = first.response.headers.values(hop.challengeHeader).flatMap { (try? AuthHeader.parseChallenges($0)) ?? [] }
     if let digest = challenges.first(where: { $0.scheme == "Digest" }), let nonce = digest[parameter: "nonce"] {
         let algorithm = DigestAlgorithm(token: digest[parameter: "algorithm"] ?? "MD5") ?? .md5
         let offered = (digest[parameter: "qop"] ?? "").split(separator: ",").compactMap { DigestQOP(rawValue: $0.trimmingCharacters(in: .whitespaces)) }
@@ -71,7 +71,7 @@ func serve(_ scenario: Scenario, role: Engine.Role) {
         var value = "Digest username=\(AuthHeader.quote(name)), realm=\(AuthHeader.quote(realm)), uri=\"\(target)\", algorithm=\(algorithm.token), nonce=\"\(nonce)\", response=\"\(inputs.response)\""
         if let qop { value += ", qop=\(qop.rawValue), nc=00000001, cnonce=\"0a4f113b\"" }
         if let opaque = digest[parameter: "opaque"] { value += ", opaque=\(AuthHeader.quote(opaque))" }
-        send(&engine, value, role: role, target: target, exchange: 5)
+        send(&engine, value, hop: hop, target: target, exchange: 5)
     }
 }
 
@@ -80,8 +80,8 @@ func rawChallenges(of scenario: Scenario) -> [String] {
 }
 
 @discardableResult
-func send(_ engine: inout Engine, _ value: String?, role: Engine.Role, target: String, exchange: Int) -> Exchange {
-    let headers = value.map { [HeaderField(role.credentialsHeader, $0)] } ?? []
+func send(_ engine: inout Engine, _ value: String?, hop: Hop, target: String, exchange: Int) -> Exchange {
+    let headers = value.map { [HeaderField(hop.credentialsHeader, $0)] } ?? []
     let request = Request(method: "GET", target: target, headers: headers, connection: ConnectionInfo(id: 1, exchange: exchange))
     let journalBefore = engine.state.journal.count
     let seqBefore = engine.state.nextSeq

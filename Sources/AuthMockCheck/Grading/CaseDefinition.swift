@@ -242,7 +242,7 @@ public struct EntryPattern: Sendable, Equatable {
 
     public var kind: Kind
     /// `origin` or `proxy`.
-    public var hop: String?
+    public var hop: Hop?
     public var method: String?
     public var status: [Int]?
     /// Verdict names; a trailing `*` matches a prefix (`digest.*`).
@@ -285,14 +285,14 @@ public struct EntryPattern: Sendable, Equatable {
     /// asks for none or does not say.
     public var schemeUse: SchemeUse? {
         switch credentials {
-        case .scheme(let scheme)?: SchemeUse(hop: hop ?? "origin", scheme: scheme)
-        case .any?: SchemeUse(hop: hop ?? "origin", scheme: SchemeUse.anyScheme)
+        case .scheme(let scheme)?: SchemeUse(hop: hop ?? .origin, scheme: scheme)
+        case .any?: SchemeUse(hop: hop ?? .origin, scheme: SchemeUse.anyScheme)
         case .none?, nil: nil
         }
     }
 
     public init(
-        kind: Kind = .request, hop: String? = nil, method: String? = nil, status: [Int]? = nil, verdict: [String]? = nil,
+        kind: Kind = .request, hop: Hop? = nil, method: String? = nil, status: [Int]? = nil, verdict: [String]? = nil,
         credentials: CredentialsMatch? = nil, algorithm: String? = nil, qop: String? = nil, userhash: Bool? = nil,
         authority: Authority? = nil, tls: Bool? = nil, body: Body? = nil, nonceReused: Bool? = nil, leak: Bool? = nil
     ) {

@@ -263,7 +263,11 @@ extension ScenarioReader {
         var pattern = EntryPattern()
         if let node = fields["kind"] { pattern.kind = choice(node, "\(what).kind", EntryPattern.Kind.self) ?? .request }
         if let node = fields["hop"], let hop = string(node, "\(what).hop") {
-            if ["origin", "proxy"].contains(hop) { pattern.hop = hop } else { report(node, "hop '\(hop)' is not known", hint: "write origin or proxy") }
+            if let known = Hop(rawValue: hop) {
+                pattern.hop = known
+            } else {
+                report(node, "hop '\(hop)' is not known", hint: "write origin or proxy")
+            }
         }
         if let node = fields["method"] { pattern.method = string(node, "\(what).method")?.uppercased() }
         if let node = fields["status"] {

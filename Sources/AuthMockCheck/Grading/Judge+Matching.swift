@@ -11,7 +11,7 @@ extension Judge {
         case .tls: guard entry.requests != nil else { return false }
         case .any: break
         }
-        if let hop = pattern.hop, (entry.hop ?? "origin") != hop { return false }
+        if let hop = pattern.hop, (entry.hop ?? .origin) != hop { return false }
         if let method = pattern.method, entry.method?.uppercased() != method.uppercased() { return false }
         if let statuses = pattern.status, !statuses.contains(entry.status) { return false }
         if let verdicts = pattern.verdict, !verdicts.contains(where: { Self.verdict(entry.verdict.rawValue, matches: $0) }) { return false }
@@ -25,7 +25,7 @@ extension Judge {
         }
         let params = entry.credentials?.params ?? [:]
         if let algorithm = pattern.algorithm {
-            guard entry.credentials?.scheme.lowercased() == "digest", (params["algorithm"] ?? "MD5").lowercased() == algorithm.lowercased() else { return false }
+            guard entry.credentials.flatMap({ AuthScheme(token: $0.scheme) }) == .digest, (params["algorithm"] ?? "MD5").lowercased() == algorithm.lowercased() else { return false }
         }
         if let qop = pattern.qop, params["qop"]?.lowercased() != qop.lowercased() { return false }
         if let userhash = pattern.userhash, (params["userhash"]?.lowercased() == "true") != userhash { return false }
@@ -67,7 +67,7 @@ extension Judge {
     /// from the header itself where the engine did not read it (a public resource, a 404).
     static func presentedScheme(_ entry: JournalEntry) -> String? {
         if let scheme = entry.credentials?.scheme, !scheme.isEmpty { return scheme }
-        let header = entry.hop == "proxy" ? "proxy-authorization" : "authorization"
+        let header = (entry.hop ?? .origin).credentialsHeader
         guard let value = entry.headers.first(where: { $0.name.lowercased() == header })?.value else { return nil }
         let scheme = Engine.leadingToken(value)
         return scheme.isEmpty ? "(empty)" : scheme
@@ -83,7 +83,7 @@ extension Judge {
 
     /// Where the request was going: its `Host`, or for the proxy the target's host and port.
     static func authority(of entry: JournalEntry) -> String? {
-        if entry.hop == "proxy", let target = entry.target {
+        if entry.hop == .proxy, let target = entry.target {
             if entry.method == "CONNECT" { return target }
             if let schemeEnd = target.range(of: "://") {
                 return String(target[schemeEnd.upperBound...].prefix { $0 != "/" && $0 != "?" })
@@ -102,7 +102,7 @@ extension Judge {
         case .tls: parts.append("a TLS connection")
         case .any: break
         }
-        if let hop = pattern.hop { parts.append(hop == "proxy" ? "to the proxy" : "to the origin") }
+        if let hop = pattern.hop { parts.append("to the \(hop.rawValue)") }
         if let method = pattern.method { parts.append(method.uppercased()) }
         switch pattern.credentials {
         case .none?: parts.append("without credentials")
@@ -152,7 +152,7 @@ extension Judge {
         if entry.requests != nil {
             return "#\(entry.seq) TLS connection \(entry.connection): \(entry.verdict)" + (entry.detail.map { " (\($0))" } ?? "")
         }
-        var text = "#\(entry.seq) " + (entry.hop == "proxy" ? "proxy " : "")
+        var text = "#\(entry.seq) " + (entry.hop == .proxy ? "proxy " : "")
         text += "\(entry.method ?? "?") \(entry.target ?? "?")"
         if let scheme = presentedScheme(entry) {
             var words = [scheme]

@@ -8,18 +8,18 @@ extension Judge {
         let credentialed = entries.filter { $0.exchange > 0 && $0.credentials != nil }
         switch observation {
         case .schemes:
-            let schemes = credentialed.map { ($0.hop == "proxy" ? "proxy " : "") + $0.credentials!.scheme }
+            let schemes = credentialed.map { ($0.hop == .proxy ? "proxy " : "") + $0.credentials!.scheme }
             return schemes.isEmpty ? "no credentials sent" : Self.runs(schemes).joined(separator: " → ")
         case .algorithms:
-            let algorithms = credentialed.filter { $0.credentials!.scheme.lowercased() == "digest" }.map { $0.credentials!.params?["algorithm"] ?? "MD5 (implied)" }
+            let algorithms = credentialed.filter { AuthScheme(token: $0.credentials!.scheme) == .digest }.map { $0.credentials!.params?["algorithm"] ?? "MD5 (implied)" }
             return algorithms.isEmpty ? "no Digest credentials sent" : Self.runs(algorithms).joined(separator: " → ")
         case .userhash:
-            let digest = credentialed.filter { $0.credentials!.scheme.lowercased() == "digest" }
+            let digest = credentialed.filter { AuthScheme(token: $0.credentials!.scheme) == .digest }
             guard !digest.isEmpty else { return "no Digest credentials sent" }
             let hashed = digest.filter { $0.credentials!.params?["userhash"]?.lowercased() == "true" }.count
             return hashed == 0 ? "sent the user name in clear (no userhash)" : "hashed the user name in \(hashed) of \(digest.count) request(s)"
         case .nonceReuse:
-            let digest = credentialed.filter { $0.credentials!.scheme.lowercased() == "digest" }
+            let digest = credentialed.filter { AuthScheme(token: $0.credentials!.scheme) == .digest }
             guard !digest.isEmpty else { return "no Digest credentials sent" }
             let ncs = digest.compactMap { $0.credentials!.params?["nc"] }
             let reused = digest.filter { Self.nc(of: $0).map { $0 > 1 } ?? false }.count
@@ -30,7 +30,7 @@ extension Judge {
             var ignored: Set<Int> = []
             return tlsStory(entries, &ignored) ?? "no TLS connection"
         case .basicEncoding:
-            let basic = credentialed.filter { Self.presentedScheme($0)?.lowercased() == "basic" }
+            let basic = credentialed.filter { Self.presentedScheme($0).flatMap { AuthScheme(token: $0) } == .basic }
             guard !basic.isEmpty else { return "no Basic credentials sent" }
             let shapes = basic.map { entry in "\(Self.basicEncoding(entry)) → \(entry.status) \(entry.verdict)" }
             return Self.runs(shapes).joined(separator: "; ")
@@ -54,7 +54,7 @@ extension Judge {
 
     /// How a Basic credential's password was encoded, read from the header itself.
     static func basicEncoding(_ entry: JournalEntry) -> String {
-        guard let value = entry.header(entry.hop == "proxy" ? "Proxy-Authorization" : "Authorization"),
+        guard let value = entry.header((entry.hop ?? .origin).credentialsHeader),
             let password = BasicCredentials(field: value)?.password
         else { return "not decodable" }
         if password.allSatisfy({ $0 < 0x80 }) {

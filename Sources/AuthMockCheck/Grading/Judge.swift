@@ -211,7 +211,7 @@ public struct Judge: Sendable {
     /// Every scheme the journal shows credentials of, per hop: the evidence a ``SchemeGate`` is settled on.
     public static func schemesUsed(_ journal: [JournalEntry]) -> Set<SchemeUse> {
         Set(journal.filter { $0.exchange > 0 }.compactMap { entry in
-            presentedScheme(entry).flatMap { $0 == "(empty)" ? nil : SchemeUse(hop: entry.hop ?? "origin", scheme: $0) }
+            presentedScheme(entry).flatMap { $0 == "(empty)" ? nil : SchemeUse(hop: entry.hop ?? .origin, scheme: $0) }
         })
     }
 

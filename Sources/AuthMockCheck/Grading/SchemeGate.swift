@@ -1,16 +1,18 @@
+import AuthMockCore
+
 /// A scheme a client sends credentials of, to one hop: `Digest` to the origin, `proxy Basic`.
 public struct SchemeUse: Hashable, Sendable, Comparable, CustomStringConvertible {
-    /// `origin` or `proxy`.
-    public var hop: String
+    public var hop: Hop
     /// The scheme as the RFCs spell it (`Basic`, `Digest`, `NTLM`, `Negotiate`); others as the client sent them.
     public var scheme: String
 
-    public init(hop: String, scheme: String) {
+    public init(hop: Hop, scheme: String) {
         self.hop = hop
-        self.scheme = Self.known.first { $0.lowercased() == scheme.lowercased() } ?? scheme
+        self.scheme = Self.known.first { scheme.equalsIgnoringASCIICase($0) } ?? scheme
     }
 
-    static let known = ["Basic", "Digest", "NTLM", "Negotiate", "Bearer"]
+    /// The schemes spelled as the RFCs do: authmock's own, and Bearer, which clients send unasked.
+    static let known = AuthScheme.allCases.map(\.token) + ["Bearer"]
     /// What `credentials: any` needs: some scheme, whichever, to that hop.
     public static let anyScheme = "*"
 
@@ -22,17 +24,17 @@ public struct SchemeUse: Hashable, Sendable, Comparable, CustomStringConvertible
     /// For sentences: `Digest credentials`, `proxy Basic credentials`, `credentials of any scheme`.
     public var spoken: String {
         guard scheme == Self.anyScheme else { return description + " credentials" }
-        return hop == "proxy" ? "proxy credentials of any scheme" : "credentials of any scheme"
+        return hop == .proxy ? "proxy credentials of any scheme" : "credentials of any scheme"
     }
 
     /// `Digest`, `proxy Basic`: how reports name it, and how it is stored.
-    public var description: String { hop == "proxy" ? "proxy \(scheme)" : scheme }
+    public var description: String { hop == .proxy ? "proxy \(scheme)" : scheme }
 
     public init?(_ description: String) {
         let words = description.split(separator: " ")
         switch words.count {
-        case 1: self.init(hop: "origin", scheme: String(words[0]))
-        case 2 where words[0] == "proxy": self.init(hop: "proxy", scheme: String(words[1]))
+        case 1: self.init(hop: .origin, scheme: String(words[0]))
+        case 2 where Hop(rawValue: String(words[0])) == .proxy: self.init(hop: .proxy, scheme: String(words[1]))
         default: return nil
         }
     }

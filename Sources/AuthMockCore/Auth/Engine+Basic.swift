@@ -106,7 +106,7 @@ package struct BasicCredentials {
     /// is not Basic, not strict base64, or has no ':'.
     package init?(field: String) {
         let (scheme, token) = Engine.schemeAndToken(field)
-        guard scheme.equalsIgnoringASCIICase("Basic"), let decoded = Base64.decodeStrict(token.trimmingOWS().utf8) else { return nil }
+        guard AuthScheme(token: scheme) == .basic, let decoded = Base64.decodeStrict(token.trimmingOWS().utf8) else { return nil }
         self.init(decoded)
     }
 

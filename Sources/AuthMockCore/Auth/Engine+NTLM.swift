@@ -11,7 +11,7 @@ extension Engine {
         token text: Substring, negotiate: Bool, options: NTLMChallenge, request: Request, now: Date,
         random: inout some RandomNumberGenerator, presented: inout PresentedCredentials
     ) -> AuthOutcome {
-        let scheme = negotiate ? "Negotiate" : "NTLM"
+        let scheme = (negotiate ? AuthScheme.negotiate : .ntlm).token
         guard let token = Base64.decodeStrict(text.trimmingOWS().utf8), !token.isEmpty else {
             return .badRequest(.ntlmMalformed, "the \(scheme) token is not valid base64")
         }
@@ -138,7 +138,7 @@ extension Engine {
             throw .challenge(.ntlmWrongDomain, "the client sent domain '\(auth.domain)'; \(user.user.name)'s domain is '\(expected)'")
         }
         connections.remember(connection, .authenticated(user: user.user.name))
-        let headers = negotiate ? [HeaderField(role.challengeHeader, Self.negotiateHeader(SPNEGO.response(.acceptCompleted, supportedMech: nil, token: nil)))] : []
+        let headers = negotiate ? [HeaderField(hop.challengeHeader, Self.negotiateHeader(SPNEGO.response(.acceptCompleted, supportedMech: nil, token: nil)))] : []
         return .granted(user: user.user.name, verdict: .ntlmOK, detail: "authenticated as \(user.user.name) with \(version)", headers: headers)
     }
 
@@ -149,8 +149,8 @@ extension Engine {
     ) throws(AuthRefusal) -> [UInt8] {
         if case .challenged(_, let wasNegotiate, _) = connections[ntlm: connection], wasNegotiate != negotiate {
             connections.endHandshake(on: connection)
-            let scheme = negotiate ? "Negotiate" : "NTLM"
-            throw .challenge(.ntlmNoChallenge, "the CHALLENGE was sent for \(wasNegotiate ? "Negotiate" : "NTLM"), the AUTHENTICATE came as \(scheme)")
+            let scheme = (negotiate ? AuthScheme.negotiate : .ntlm).token
+            throw .challenge(.ntlmNoChallenge, "the CHALLENGE was sent for \((wasNegotiate ? AuthScheme.negotiate : .ntlm).token), the AUTHENTICATE came as \(scheme)")
         }
         guard case .challenged(let serverChallenge, _, _) = connections[ntlm: connection] else {
             let other = connections.recentNTLMChallenges.first { $0.connection != connection && verifies(auth, serverChallenge: $0.serverChallenge) != nil }

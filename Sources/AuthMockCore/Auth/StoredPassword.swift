@@ -260,10 +260,10 @@ extension Engine {
         // Most scenarios have no crypt(3) hash at all: say so before touching the request. Changes only
         // ever add clear passwords, so the scenario's users tell.
         guard hasCryptHashes else { return nil }
-        let fields = request.headers.values(role.credentialsHeader)
+        let fields = request.headers.values(hop.credentialsHeader)
         guard fields.count == 1, basicChallenge != nil, scenario.resource(forPath: request.path)?.protected == true else { return nil }
         let (scheme, token) = Self.schemeAndToken(fields[0])
-        guard scheme.equalsIgnoringASCIICase("basic"), let decoded = Base64.decodeStrict(token.trimmingOWS().utf8),
+        guard AuthScheme(token: scheme) == .basic, let decoded = Base64.decodeStrict(token.trimmingOWS().utf8),
             let parts = BasicCredentials(decoded)
         else { return nil }
         let checks = basicHashChecks(parts).filter { !passwordMemo.isKnown($0.stored, $0.candidate, user: $0.user) }

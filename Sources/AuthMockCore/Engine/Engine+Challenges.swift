@@ -28,9 +28,9 @@ extension Engine {
             case .basic(let basic):
                 var parameters = [AuthParameter(name: "realm", value: scenario.realm, quoted: true)]
                 if basic.charsetUTF8 { parameters.append(AuthParameter(name: "charset", value: "UTF-8", quoted: true)) }
-                return AuthHeaderValue(scheme: "Basic", parameters: parameters).rendered
-            case .ntlm: return "NTLM"
-            case .negotiate: return "Negotiate"
+                return AuthHeaderValue(scheme: AuthScheme.basic.token, parameters: parameters).rendered
+            case .ntlm: return AuthScheme.ntlm.token
+            case .negotiate: return AuthScheme.negotiate.token
             case .custom(let raw): return raw
             case .raw(let raw): return raw.value
             case .digest: return nil
@@ -47,9 +47,9 @@ extension Engine {
         scenario.challenges.contains { if case .digest = $0 { true } else { false } }
     }
 
-    /// The challenge's status: the role's, unless the scenario plays a broken proxy that answers 401.
-    var challengeStatus: Int { scenario.unauthorized.status ?? role.challengeStatus }
-    var challengeHeader: String { challengeStatus == 401 ? "WWW-Authenticate" : role.challengeHeader }
+    /// The challenge's status: the hop's, unless the scenario plays a broken proxy that answers 401.
+    var challengeStatus: Int { scenario.unauthorized.status ?? hop.challengeStatus }
+    var challengeHeader: String { challengeStatus == 401 ? "WWW-Authenticate" : hop.challengeHeader }
 
     /// A 401 with a fresh set of the challenges the resource offers (fresh nonces for every Digest challenge).
     mutating func challenge(
@@ -111,6 +111,6 @@ extension Engine {
         if digest.charsetUTF8 { parameters.append(AuthParameter(name: "charset", value: "UTF-8", quoted: false)) }
         if digest.userhash { parameters.append(AuthParameter(name: "userhash", value: "true", quoted: false)) }
         if stale { parameters.append(AuthParameter(name: "stale", value: "true", quoted: false)) }
-        return AuthHeaderValue(scheme: "Digest", parameters: parameters).rendered
+        return AuthHeaderValue(scheme: AuthScheme.digest.token, parameters: parameters).rendered
     }
 }

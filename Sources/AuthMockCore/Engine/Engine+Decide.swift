@@ -34,7 +34,7 @@ extension Engine {
             return Decision(response: grant(resource, user: nil), verdict: .publicResource, detail: nil)
         }
 
-        let fields = request.headers.values(role.credentialsHeader)
+        let fields = request.headers.values(hop.credentialsHeader)
         if let refusal = http11Required(request, resource: resource, credentials: fields) { return refusal }
         if fields.isEmpty, let user = ntlmUser(on: request.connection.id), activeUser(named: user) != nil, !isLocked(user) {
             return Decision(
@@ -58,7 +58,7 @@ extension Engine {
                 verdict: .malformedAuthorization, detail: "the Authorization header has no auth-scheme", credentials: nil
             )
         }
-        var presented = PresentedCredentials(header: role.credentialsHeader, scheme: scheme)
+        var presented = PresentedCredentials(header: hop.credentialsHeader, scheme: scheme)
         guard resource.offers(scheme) else {
             let detail = "the client used '\(scheme)', which \(resource.path) does not accept (it offers \(resource.schemes!.joined(separator: ", ")))"
             return decision(for: .challenge(.schemeNotOffered, detail), resource: resource, presented: presented, now: now, random: &random)
@@ -72,12 +72,12 @@ extension Engine {
         _ field: String, scheme: String, token: Substring, request: Request, now: Date, random: inout some RandomNumberGenerator,
         presented: inout PresentedCredentials
     ) -> AuthOutcome {
-        switch scheme.lowercased() {
-        case "basic" where basicChallenge != nil:
+        switch AuthScheme(token: scheme) {
+        case .basic where basicChallenge != nil:
             // Basic is a token68 (RFC 7617): read it directly, so base64 faults are named as such.
             return verifyBasic(token, options: basicChallenge!, presented: &presented)
-        case "ntlm", "negotiate":
-            let isNegotiate = scheme.lowercased() == "negotiate"
+        case .ntlm, .negotiate:
+            let isNegotiate = AuthScheme(token: scheme) == .negotiate
             guard let options = ntlmOptions(negotiate: isNegotiate) else {
                 return .challenge(.schemeNotOffered, "the client used '\(scheme)', which this scenario does not accept")
             }
@@ -85,7 +85,7 @@ extension Engine {
                 token: token, negotiate: isNegotiate, options: options, request: request, now: now, random: &random,
                 presented: &presented
             )
-        case "digest" where offersDigest:
+        case .digest where offersDigest:
             return verifyDigest(field, request: request, now: now, presented: &presented)
         default:
             return .challenge(.schemeNotOffered, "the client used '\(scheme)', which this scenario does not accept")
@@ -113,8 +113,8 @@ extension Engine {
             )
         case .continueHandshake(let verdict, let detail, let header, let hostile):
             var response = Response(
-                status: role.challengeStatus,
-                headers: [HeaderField("Content-Type", scenario.unauthorized.contentType), HeaderField(role.challengeHeader, header)],
+                status: hop.challengeStatus,
+                headers: [HeaderField("Content-Type", scenario.unauthorized.contentType), HeaderField(hop.challengeHeader, header)],
                 body: Array(scenario.unauthorized.body.utf8)
             )
             response.hostile = hostile
@@ -144,20 +144,16 @@ extension Engine {
         let reason: String
         if let field = fields.first {
             let scheme = Self.schemeAndToken(field).scheme
-            guard Self.isConnectionBound(scheme) else { return nil }
+            guard AuthScheme(token: scheme)?.isConnectionBound == true else { return nil }
             reason = "the client sent \(scheme) credentials on HTTP/2 stream \(request.connection.stream ?? 0)"
         } else {
             let offered = scenario.challenges.filter(resource.offers).map(\.scheme)
-            guard !offered.isEmpty, offered.allSatisfy(Self.isConnectionBound) else { return nil }
+            guard !offered.isEmpty, offered.allSatisfy({ AuthScheme(token: $0)?.isConnectionBound == true }) else { return nil }
             reason = "the resource needs \(offered.joined(separator: " or ")), which HTTP/2 cannot carry (stream \(request.connection.stream ?? 0))"
         }
         var response = Response(status: 0)
         response.streamReset = .http11Required
         return Decision(response: response, verdict: .http2HTTP11Required, detail: reason + ": reset with HTTP_1_1_REQUIRED")
-    }
-
-    static func isConnectionBound(_ scheme: String) -> Bool {
-        scheme.equalsIgnoringASCIICase("NTLM") || scheme.equalsIgnoringASCIICase("Negotiate")
     }
 
     /// The options of the scenario's NTLM (or Negotiate) challenge, if it offers one.

@@ -5,7 +5,7 @@ extension Engine {
     /// `seq`, and a proxy's engine marks it `hop: proxy`.
     mutating func append(_ entry: JournalEntry) -> JournalEntry {
         var entry = entry
-        if role == .proxy { entry.hop = "proxy" }
+        if hop == .proxy { entry.hop = .proxy }
         return log.append(entry)
     }
 
@@ -18,7 +18,7 @@ extension Engine {
             request: request, connection: request.connection, time: now, verdict: verdict, detail: detail, status: response.status,
             credentials: credentials, challenges: challenges.isEmpty ? nil : Self.journaled(challenges)
         )
-        entry.leaks = Self.leaks(in: request, role: role, foreignUsers: foreignUsers)
+        entry.leaks = Self.leaks(in: request, hop: hop, foreignUsers: foreignUsers)
         entry.fault = response.fault?.journalText(over: request.connection.httpProtocol)
         entry.reset = response.streamReset?.rawValue
         entry.hostile = response.hostile
@@ -38,7 +38,7 @@ extension Engine {
 
     /// Records a request the shell refused (unparseable, headers or body too large, a header timeout, a proxy
     /// target the proxy may not reach), so that no exchange goes unjournaled. The answer says
-    /// `Connection: close`; ``EnginePair/reject(_:connection:role:status:verdict:detail:close:now:)`` decides
+    /// `Connection: close`; ``EnginePair/reject(_:connection:hop:status:verdict:detail:close:now:)`` decides
     /// whether it really closes.
     public mutating func reject(
         partial request: Request?, connection: ConnectionInfo, status: Int, verdict: Verdict, detail: String, now: Date
@@ -105,16 +105,16 @@ extension Engine {
     /// Credentials sent to the wrong party: proxy credentials reaching the origin, origin credentials sent
     /// to the proxy on CONNECT (where they are never needed and the proxy can read them), or the origin's
     /// user and password in the proxy's own header (a client that took one for the other).
-    static func leaks(in request: Request, role: Role, foreignUsers: [User] = []) -> [String]? {
+    static func leaks(in request: Request, hop: Hop, foreignUsers: [User] = []) -> [String]? {
         var leaks: [String] = []
-        if role == .origin, !request.headers.values("Proxy-Authorization").isEmpty {
+        if hop == .origin, !request.headers.values("Proxy-Authorization").isEmpty {
             leaks.append("Proxy-Authorization reached the origin")
         }
-        if role == .proxy, request.method == "CONNECT", !request.headers.values("Authorization").isEmpty {
+        if hop == .proxy, request.method == "CONNECT", !request.headers.values("Authorization").isEmpty {
             leaks.append("Authorization (origin credentials) was sent to the proxy on CONNECT")
         }
         if !foreignUsers.isEmpty {
-            for value in request.headers.values(role.credentialsHeader) {
+            for value in request.headers.values(hop.credentialsHeader) {
                 guard let basic = BasicCredentials(field: value) else { continue }
                 // Every foreign user is compared, in constant time, so the time says nothing of which matched.
                 let matched = foreignUsers.reduce(into: [String]()) { names, user in
@@ -125,7 +125,7 @@ extension Engine {
                     }
                 }
                 if let name = matched.first {
-                    leaks.append("\(role.credentialsHeader) carried the origin's credentials (user \(name)), not the proxy's")
+                    leaks.append("\(hop.credentialsHeader) carried the origin's credentials (user \(name)), not the proxy's")
                 }
             }
         }

@@ -22,34 +22,23 @@ public struct Engine: Sendable {
     public struct Configuration: Sendable, Equatable {
         /// How many journal entries stay in memory (`GET /_authmock/journal`); older ones are evicted.
         public var journalCapacity: Int
-        public var role: Role
+        public var hop: Hop
         /// The other party's users (a proxy's: the origin's), whose credentials must never reach this one:
         /// a request that carries them is journaled as a leak.
         public var foreignUsers: [User]
 
-        public init(journalCapacity: Int = 10_000, role: Role = .origin, foreignUsers: [User] = []) {
+        public init(journalCapacity: Int = 10_000, hop: Hop = .origin, foreignUsers: [User] = []) {
             self.journalCapacity = journalCapacity
-            self.role = role
+            self.hop = hop
             self.foreignUsers = foreignUsers
         }
-    }
-
-    /// An origin server (401, `WWW-Authenticate`, `Authorization`) or a proxy (407,
-    /// `Proxy-Authenticate`, `Proxy-Authorization`). The rules are the same; the headers and status differ.
-    public enum Role: String, Sendable, Equatable {
-        case origin
-        case proxy
-
-        public var credentialsHeader: String { self == .proxy ? "Proxy-Authorization" : "Authorization" }
-        public var challengeHeader: String { self == .proxy ? "Proxy-Authenticate" : "WWW-Authenticate" }
-        public var challengeStatus: Int { self == .proxy ? 407 : 401 }
     }
 
     /// The reserved path prefix for control endpoints; scenarios cannot serve paths under it.
     public static let controlPrefix = "/_authmock/"
 
     public let scenario: Scenario
-    public let role: Role
+    public let hop: Hop
     /// Users whose credentials do not belong here (``Configuration/foreignUsers``), those whose clear
     /// password is known and is no user's of this engine.
     let foreignUsers: [User]
@@ -95,7 +84,7 @@ public struct Engine: Sendable {
 
     public init(scenario: Scenario, configuration: Configuration = Configuration(), random: inout some RandomNumberGenerator) {
         self.scenario = scenario
-        self.role = configuration.role
+        self.hop = configuration.hop
         self.foreignUsers = configuration.foreignUsers.filter { foreign in
             foreign.knowsPassword && !foreign.password.isEmpty
                 && !scenario.users.contains { $0.name == foreign.name && $0.password == foreign.password }
@@ -144,7 +133,7 @@ public struct Engine: Sendable {
         guard !request.path.hasPrefix(Self.controlPrefix), let resource = scenario.resource(forPath: request.path), resource.protected else {
             return false
         }
-        return request.headers.values(role.credentialsHeader).isEmpty && ntlmUser(on: request.connection.id) == nil
+        return request.headers.values(hop.credentialsHeader).isEmpty && ntlmUser(on: request.connection.id) == nil
     }
 
     /// What the shell reports about its TLS identity (pins, files), served at `GET /_authmock/tls`.

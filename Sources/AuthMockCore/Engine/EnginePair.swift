@@ -33,7 +33,7 @@ public struct EnginePair: Sendable {
         origin.start(at: startedAt)
         // The smallest journal there is: the proxy writes into the origin's, lent for each call.
         proxy = scenario.proxyScenario.map {
-            Engine(scenario: $0, configuration: .init(journalCapacity: 1, role: .proxy, foreignUsers: scenario.users), random: &random)
+            Engine(scenario: $0, configuration: .init(journalCapacity: 1, hop: .proxy, foreignUsers: scenario.users), random: &random)
         }
         self.random = random
     }
@@ -61,7 +61,7 @@ public struct EnginePair: Sendable {
         onProxy { engine, random in engine.handle(request, now: now, random: &random) } ?? Self.noProxy
     }
 
-    /// Refuses a request with `status` and journals it as `role`'s: one the shell could not hand over whole
+    /// Refuses a request with `status` and journals it as `hop`'s: one the shell could not hand over whole
     /// (unparseable, too large, a header timeout), or a whole one whose proxy target the proxy may not
     /// reach. Both roles journal it alike.
     ///
@@ -71,14 +71,14 @@ public struct EnginePair: Sendable {
     ///   - connection: the connection it came on, at the exchange being refused.
     ///   - close: whether the answer closes the connection.
     public mutating func reject(
-        _ request: Request?, connection: ConnectionInfo, role: Engine.Role, status: Int, verdict: Verdict, detail: String,
+        _ request: Request?, connection: ConnectionInfo, hop: Hop, status: Int, verdict: Verdict, detail: String,
         close: Bool, now: Date
     ) -> Exchange {
         let refuse = { (engine: inout Engine) in
             engine.reject(partial: request, connection: connection, status: status, verdict: verdict, detail: detail, now: now)
         }
         var exchange: Exchange
-        switch role {
+        switch hop {
         case .origin:
             exchange = refuse(&origin)
         case .proxy:

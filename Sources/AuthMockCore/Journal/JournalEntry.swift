@@ -34,7 +34,7 @@ public struct JournalEntry: Sendable, Equatable, Codable {
     /// TLS connection entries only: how many HTTP requests arrived on the connection.
     public var requests: Int?
     /// `proxy` for exchanges with authmock's forward proxy; absent for the origin.
-    public var hop: String?
+    public var hop: Hop?
     /// Credentials sent to the wrong party (e.g. `Proxy-Authorization reached the origin`); absent when none.
     public var leaks: [String]?
     /// The scenario's fault played on this answer (`close`, `stall 2s`, …); absent when none.
@@ -108,7 +108,7 @@ public struct JournalEntry: Sendable, Equatable, Codable {
         challenges = try container.decodeIfPresent([String].self, forKey: .challenges)
         tls = try container.decodeIfPresent(TLSFacts.self, forKey: .tls)
         requests = try container.decodeIfPresent(Int.self, forKey: .requests)
-        hop = try container.decodeIfPresent(String.self, forKey: .hop)
+        hop = try container.decodeIfPresent(Hop.self, forKey: .hop)
         leaks = try container.decodeIfPresent([String].self, forKey: .leaks)
         fault = try container.decodeIfPresent(String.self, forKey: .fault)
         httpProtocol = try container.decodeIfPresent(String.self, forKey: .httpProtocol)
@@ -151,7 +151,7 @@ public struct JournalEntry: Sendable, Equatable, Codable {
     public init(
         seq: Int, time: Date, connection: UInt64, exchange: Int, remote: String?, method: String?, target: String?,
         version: String?, headers: [RecordedHeader], bodyBytes: Int, credentials: PresentedCredentials?, verdict: Verdict,
-        detail: String?, status: Int, challenges: [String]?, tls: TLSFacts? = nil, requests: Int? = nil, hop: String? = nil,
+        detail: String?, status: Int, challenges: [String]?, tls: TLSFacts? = nil, requests: Int? = nil, hop: Hop? = nil,
         leaks: [String]? = nil, bodySHA256: String? = nil
     ) {
         self.seq = seq

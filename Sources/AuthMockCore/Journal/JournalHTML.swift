@@ -48,7 +48,7 @@ public enum JournalHTML {
             html += "</div>\n"
             if let facts = entry.tls, let summary = tlsSummary(facts) { html += "<div class=\"tls\">\(summary)</div>\n" }
         } else {
-            let hop = entry.hop == "proxy" ? "<span class=\"hop\">proxy</span> " : ""
+            let hop = entry.hop == .proxy ? "<span class=\"hop\">proxy</span> " : ""
             html += "<div class=\"line\"><span class=\"seq\">#\(entry.seq)</span> \(hop)<span class=\"where\">connection \(entry.connection), exchange \(entry.exchange)</span> "
             html += "<code class=\"request\">\(escape(entry.method ?? "?")) \(escape(entry.target ?? "?"))</code>"
             html += " → <span class=\"status\">\(entry.status)</span></div>\n"

@@ -20,7 +20,7 @@ public enum Challenge: Sendable, Equatable {
         case .basic(let basic):
             return basic.charsetUTF8 ? "Basic charset=UTF-8" : "Basic"
         case .digest(let digest):
-            var words = ["Digest", digest.effectiveAlgorithm.token]
+            var words = [scheme, digest.effectiveAlgorithm.token]
             words.append(digest.qop.isEmpty ? "no qop" : "qop=" + digest.qop.map(\.rawValue).joined(separator: ","))
             if digest.userhash { words.append("userhash") }
             return words.joined(separator: " ")
@@ -41,13 +41,21 @@ public enum Challenge: Sendable, Equatable {
         }
     }
 
+    /// The scheme authmock plays for it; nil for custom and raw challenges, which it only offers.
+    public var authScheme: AuthScheme? {
+        switch self {
+        case .basic: .basic
+        case .digest: .digest
+        case .ntlm: .ntlm
+        case .negotiate: .negotiate
+        case .custom, .raw: nil
+        }
+    }
+
     /// The auth-scheme token as sent.
     public var scheme: String {
         switch self {
-        case .basic: return "Basic"
-        case .digest: return "Digest"
-        case .ntlm: return "NTLM"
-        case .negotiate: return "Negotiate"
+        case .basic, .digest, .ntlm, .negotiate: return authScheme!.token
         case .custom(let raw): return String(raw.prefix { $0 != " " && $0 != "\t" })
         case .raw(let raw): return String(raw.value.prefix { $0 != " " && $0 != "\t" && $0 != "," })
         }

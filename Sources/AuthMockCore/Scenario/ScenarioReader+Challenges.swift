@@ -15,7 +15,7 @@ extension ScenarioReader {
                 if basicSeen { report(item, "a second Basic challenge", hint: "offer Basic once") }
                 basicSeen = true
             }
-            if result.contains(where: { $0.scheme == challenge.scheme && ["NTLM", "Negotiate"].contains($0.scheme) }) {
+            if let scheme = challenge.authScheme, scheme.isConnectionBound, result.contains(where: { $0.authScheme == scheme }) {
                 report(item, "a second \(challenge.scheme) challenge", hint: "offer \(challenge.scheme) once")
             }
             result.append(challenge)
@@ -30,19 +30,20 @@ extension ScenarioReader {
         guard let fields = mapping(node, "a challenge", allowed: all, required: ["scheme"]),
             let schemeNode = fields["scheme"], let scheme = string(schemeNode, "scheme")
         else { return nil }
-        switch scheme.lowercased() {
-        case "basic":
-            rejectKeys(fields, notIn: ScenarioLoader.keys["challenge.basic"]!, scheme: "Basic")
+        switch AuthScheme(token: scheme) {
+        case .basic:
+            rejectKeys(fields, notIn: ScenarioLoader.keys["challenge.basic"]!, scheme: AuthScheme.basic.token)
             return .basic(BasicChallenge(charsetUTF8: fields["charset"].map(charset) ?? false))
-        case "digest":
+        case .digest:
             return .digest(digestChallenge(fields))
-        case "ntlm", "negotiate":
-            let ntlm = ntlmChallenge(fields, scheme: scheme.lowercased() == "ntlm" ? "NTLM" : "Negotiate")
-            return scheme.lowercased() == "ntlm" ? .ntlm(ntlm) : .negotiate(ntlm)
-        default:
+        case .ntlm:
+            return .ntlm(ntlmChallenge(fields, scheme: AuthScheme.ntlm.token))
+        case .negotiate:
+            return .negotiate(ntlmChallenge(fields, scheme: AuthScheme.negotiate.token))
+        case nil:
             report(
                 schemeNode, "unknown scheme '\(scheme)'",
-                hint: (Suggestion.closest(to: scheme, in: ["Basic", "Digest", "NTLM", "Negotiate"]).map { "did you mean '\($0)'? " } ?? "")
+                hint: (Suggestion.closest(to: scheme, in: AuthScheme.allCases.map(\.token)).map { "did you mean '\($0)'? " } ?? "")
                     + "authmock accepts Basic, Digest, NTLM and Negotiate; to offer a scheme it does not accept, write `- custom: '\(scheme) realm=\"…\"'`"
             )
             return nil

@@ -82,10 +82,10 @@ final class LockedEngines: Sendable {
     /// Refuses a request the shell could not hand over whole, or a proxy target it may not reach, and
     /// journals it as the origin's or the proxy's.
     func reject(
-        _ request: Request?, connection: ConnectionInfo, role: Engine.Role, status: Int, verdict: Verdict, detail: String, close: Bool
+        _ request: Request?, connection: ConnectionInfo, hop: Hop, status: Int, verdict: Verdict, detail: String, close: Bool
     ) -> Exchange {
         decide { pair, now in
-            let exchange = pair.reject(request, connection: connection, role: role, status: status, verdict: verdict, detail: detail, close: close, now: now)
+            let exchange = pair.reject(request, connection: connection, hop: hop, status: status, verdict: verdict, detail: detail, close: close, now: now)
             return (exchange, exchange.journalEntries)
         }
     }

@@ -29,7 +29,7 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
         case discarding
     }
 
-    private let role: Engine.Role
+    private let hop: Hop
     private let engines: LockedEngines
     private let record: ConnectionRecord
     private let writer: ResponseWriter
@@ -43,10 +43,10 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var body: [UInt8] = []
 
     init(
-        role: Engine.Role, engines: LockedEngines, record: ConnectionRecord, writer: ResponseWriter, maxBodySize: Int, logger: Logger,
+        hop: Hop, engines: LockedEngines, record: ConnectionRecord, writer: ResponseWriter, maxBodySize: Int, logger: Logger,
         responder: any ExchangeResponder
     ) {
-        self.role = role
+        self.hop = hop
         self.responder = responder
         self.engines = engines
         self.record = record
@@ -131,7 +131,7 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
             let tooLarge = (declared ?? 0) > maxBodySize
             state = .receiving(head, tooLarge: tooLarge)
             let interim = InterimResponse.decide(for: head, bodyRefused: tooLarge) {
-                role == .origin && engines.challengesBeforeBody(makeRequest(head, body: [], connection: connection(starting: false)))
+                hop == .origin && engines.challengesBeforeBody(makeRequest(head, body: [], connection: connection(starting: false)))
             }
             switch interim {
             case .none: break
@@ -189,7 +189,7 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
         _ request: Request?, on connection: ConnectionInfo, answering head: HTTPRequestHead, status: Int, verdict: Verdict, detail: String,
         context: ChannelHandlerContext
     ) {
-        let exchange = engines.reject(request, connection: connection, role: role, status: status, verdict: verdict, detail: detail, close: true)
+        let exchange = engines.reject(request, connection: connection, hop: hop, status: status, verdict: verdict, detail: detail, close: true)
         writer.write(Answer(response: exchange.response, request: head), context: context)
     }
 
@@ -197,7 +197,7 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// its bytes (it writes them below the HTTP codec, which holds only half a request).
     private func headerTimedOut(context: ChannelHandlerContext) -> ByteBuffer {
         let detail = "the request head did not arrive within the header timeout"
-        let exchange = engines.reject(nil, connection: connection(starting: true), role: role, status: 408, verdict: .headerTimeout, detail: detail, close: true)
+        let exchange = engines.reject(nil, connection: connection(starting: true), hop: hop, status: 408, verdict: .headerTimeout, detail: detail, close: true)
         state = .failed
         return ResponseWriter.closingBytes(of: exchange.response, allocator: context.channel.allocator)
     }
@@ -236,7 +236,7 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
             let detail = partial == nil
                 ? "the connection closed before the request head was complete"
                 : "the connection closed before the request body was complete"
-            _ = engines.reject(partial, connection: connection, role: role, status: 400, verdict: .malformedRequest, detail: detail, close: true)
+            _ = engines.reject(partial, connection: connection, hop: hop, status: 400, verdict: .malformedRequest, detail: detail, close: true)
             state = .failed
             context.close(promise: nil)
         case .headerOverflow:

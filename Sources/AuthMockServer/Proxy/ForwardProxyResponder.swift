@@ -37,7 +37,7 @@ final class ForwardProxyResponder: ExchangeResponder {
         }
         switch routing {
         case .refuse(let status, let verdict, let detail):
-            let exchange = engines.reject(request, connection: request.connection, role: .proxy, status: status, verdict: verdict, detail: detail, close: false)
+            let exchange = engines.reject(request, connection: request.connection, hop: .proxy, status: status, verdict: verdict, detail: detail, close: false)
             answer(exchange.response)
         case .forward(let target):
             let hop = engines.handleProxy(request)

@@ -20,7 +20,7 @@ extension ServerPipelines {
         let proxy = ForwardProxyResponder(engines: engines, stack: stack, logger: logger)
         try channel.pipeline.syncOperations.addHandlers([
             connectionGuard, stack.encoder, stack.decoder.decoder, stack.pipelining, stack.backPressure,
-            exchangeHandler(role: .proxy, record: record, connectionGuard: connectionGuard, responder: proxy),
+            exchangeHandler(hop: .proxy, record: record, connectionGuard: connectionGuard, responder: proxy),
         ])
     }
 }

@@ -105,7 +105,7 @@ struct ServerPipelines: Sendable {
         try sync.addHandlers([HTTPResponseEncoder(configuration: .init()), decoder.decoder, HTTPServerPipelineHandler(), NIOHTTPResponseHeadersValidator()])
         try sync.addHandler(BackPressureHandler())
         let origin = OriginResponder(engines: engines, decoder: decoder, perform: perform, logger: logger)
-        try sync.addHandler(exchangeHandler(role: .origin, record: record, connectionGuard: connectionGuard, responder: origin))
+        try sync.addHandler(exchangeHandler(hop: .origin, record: record, connectionGuard: connectionGuard, responder: origin))
     }
 
     /// HTTP/2 behind the guard: NIO's connection handler, and per stream the control, NIO's translation
@@ -153,15 +153,15 @@ struct ServerPipelines: Sendable {
         let sync = stream.pipeline.syncOperations
         try sync.addHandlers([control, HTTP2FramePayloadToHTTP1ServerCodec()])
         let origin = OriginResponder(engines: engines, decoder: nil, perform: perform, logger: logger)
-        try sync.addHandler(exchangeHandler(role: .origin, record: record, connectionGuard: connectionGuard, responder: origin, stream: control))
+        try sync.addHandler(exchangeHandler(hop: .origin, record: record, connectionGuard: connectionGuard, responder: origin, stream: control))
     }
 
     func exchangeHandler(
-        role: Engine.Role, record: ConnectionRecord, connectionGuard: ConnectionGuard, responder: any ExchangeResponder,
+        hop: Hop, record: ConnectionRecord, connectionGuard: ConnectionGuard, responder: any ExchangeResponder,
         stream: HTTP2StreamControl? = nil
     ) -> ExchangeHandler {
         ExchangeHandler(
-            role: role, engines: engines, record: record,
+            hop: hop, engines: engines, record: record,
             writer: ResponseWriter(connectionGuard: connectionGuard, registry: registry, stream: stream),
             maxBodySize: maxBodySize, logger: logger, responder: responder
         )
