@@ -27,7 +27,7 @@ public enum CaseLoader {
         "case.give": ["password", "proxy-password", "ca", "pin", "cert-pin", "client-certificate", "timeout"],
         "expect": ["outcome", "implemented", "met", "checks"],
         "check": ["that", "grade", "sequence", "never", "at-most", "at-least", "of", "after", "observe"],
-        "pattern": ["kind", "hop", "method", "status", "verdict", "credentials", "algorithm", "qop", "userhash", "authority", "tls", "client-certificate", "body", "nonce-reused", "leak", "credential-header", "protocol", "hostile", "ntlm-version"],
+        "pattern": PatternKeys.all.map(\.name),
     ]
 }
 
@@ -257,111 +257,25 @@ extension ScenarioReader {
         return Check(that: that, grade: grade, rule: .count(pattern, min: min, max: max, after: after))
     }
 
+    /// A request pattern, read key by key as ``PatternKeys/all`` declares them; nil when it has a problem.
     func pattern(_ node: Node, _ what: String) -> EntryPattern? {
         guard let fields = mapping(node, what, allowed: CaseLoader.keys["pattern"]!) else { return nil }
         let before = diagnostics.count
         var pattern = EntryPattern()
-        if let node = fields["kind"] { pattern.kind = choice(node, "\(what).kind", EntryPattern.Kind.self) ?? .request }
-        if let node = fields["hop"], let hop = string(node, "\(what).hop") {
-            if let known = Hop(rawValue: hop) {
-                pattern.hop = known
-            } else {
-                report(node, "hop '\(hop)' is not known", hint: "write origin or proxy")
-            }
-        }
-        if let node = fields["method"] { pattern.method = string(node, "\(what).method")?.uppercased() }
-        if let node = fields["status"] {
-            if case .sequence(let items) = node {
-                if items.isEmpty { report(node, "\(what).status is an empty list", hint: "give a status or a list of them") }
-                pattern.status = items.compactMap { int($0, "\(what).status", in: 100...599) }
-            } else if let status = int(node, "\(what).status", in: 100...599) {
-                pattern.status = [status]
-            }
-        }
-        if let node = fields["verdict"] { pattern.verdict = verdicts(node, what) }
-        if let node = fields["credentials"], let text = string(node, "\(what).credentials") {
-            switch text.lowercased() {
-            case "none": pattern.credentials = EntryPattern.CredentialsMatch.none
-            case "any": pattern.credentials = .any
-            case "basic", "digest", "ntlm", "negotiate", "bearer": pattern.credentials = .scheme(text)
-            default:
-                report(node, "credentials '\(text)' is not known", hint: "write none, any, or a scheme: Basic, Digest, NTLM, Negotiate")
-            }
-        }
-        if let node = fields["algorithm"], let text = string(node, "\(what).algorithm") {
-            if DigestAlgorithm(token: text) != nil {
-                pattern.algorithm = text
-            } else {
-                report(node, "algorithm '\(text)' is not a Digest algorithm", hint: Suggestion.hint(for: text, in: DigestAlgorithm.allCases.map(\.token)))
-            }
-        }
-        if let node = fields["qop"] { pattern.qop = choice(node, "\(what).qop", DigestQOP.self)?.rawValue }
-        if let node = fields["userhash"] { pattern.userhash = bool(node, "\(what).userhash") }
-        if let node = fields["authority"] { pattern.authority = choice(node, "\(what).authority", EntryPattern.Authority.self) }
-        if let node = fields["tls"] { pattern.tls = bool(node, "\(what).tls") }
-        if let node = fields["client-certificate"] { pattern.clientCertificate = bool(node, "\(what).client-certificate") }
-        if let node = fields["body"] { pattern.body = choice(node, "\(what).body", EntryPattern.Body.self) }
-        if let node = fields["nonce-reused"] { pattern.nonceReused = bool(node, "\(what).nonce-reused") }
-        if let node = fields["leak"] { pattern.leak = bool(node, "\(what).leak") }
-        if let node = fields["credential-header"] {
-            // true, false, or the name of one credential header.
-            if case .scalar(let scalar) = node, scalar.style == .plain, ["true", "false"].contains(scalar.string) {
-                pattern.credentialHeader = .any(scalar.string == "true")
-            } else if let name = string(node, "\(what).credential-header") {
-                if name.isEmpty || name.contains(where: { $0 == ":" || $0.isWhitespace }) {
-                    report(node, "credential-header '\(name)' is neither true, false nor a header name", hint: "write true, false, or a name such as Cookie")
-                } else {
-                    pattern.credentialHeader = .named(name)
-                }
-            }
-        }
-        if let node = fields["protocol"], let text = string(node, "\(what).protocol") {
-            if let value = HTTPProtocol(rawValue: text.lowercased()) {
-                pattern.httpProtocol = value
-            } else {
-                report(node, "protocol '\(text)' is not known", hint: "write http/1.1 or h2")
-            }
-        }
-        if let node = fields["hostile"] { pattern.hostile = bool(node, "\(what).hostile") }
-        if let node = fields["ntlm-version"], let text = string(node, "\(what).ntlm-version") {
-            if let known = ["NTLMv1", "NTLMv2", "anonymous"].first(where: { $0.equalsIgnoringASCIICase(text) }) {
-                pattern.ntlmVersion = known
-            } else {
-                report(node, "ntlm-version '\(text)' is not known", hint: "write NTLMv1, NTLMv2 or anonymous")
-            }
+        for key in PatternKeys.all {
+            if let node = fields[key.name] { key.read(node, "\(what).\(key.name)", by: self, into: &pattern) }
         }
         if pattern.kind == .tls {
-            // TLS connection records carry no HTTP fields: such a pattern would match nothing. Every pattern key
-            // but these is an HTTP field, so a key added later is checked here too.
-            let tlsRecordKeys: Set = ["kind", "verdict", "tls", "client-certificate"]
-            for key in CaseLoader.keys["pattern"]! where !tlsRecordKeys.contains(key) {
-                if let keyNode = fields.entries[key]?.key {
-                    report(keyNode, "\(what).\(key) never matches a TLS connection record", hint: "TLS records have a verdict and tls; drop kind: tls or this key")
+            // TLS connection records carry no HTTP fields: such a pattern would match nothing.
+            for key in PatternKeys.all where !key.onTLSRecords {
+                if let keyNode = fields.entries[key.name]?.key {
+                    report(
+                        keyNode, "\(what).\(key.name) never matches a TLS connection record",
+                        hint: "TLS records have a verdict and tls; drop kind: tls or this key"
+                    )
                 }
             }
         }
         return diagnostics.count == before ? pattern : nil
-    }
-
-    /// A pattern's `verdict:`, one name or a list; a name no verdict has (or a prefix none starts with)
-    /// would make the check vacuous.
-    private func verdicts(_ node: Node, _ what: String) -> [String] {
-        let items: [Node]
-        if case .sequence(let list) = node {
-            if list.isEmpty { report(node, "\(what).verdict is an empty list", hint: "give a verdict or a list of them") }
-            items = Array(list)
-        } else {
-            items = [node]
-        }
-        let known = Verdict.known.map(\.rawValue)
-        return items.compactMap { item in
-            guard let name = string(item, "\(what).verdict") else { return nil }
-            // A name no verdict has (or a prefix none starts with) would make the check vacuous.
-            let exists = name.hasSuffix("*") ? known.contains { $0.hasPrefix(name.dropLast()) } : known.contains(name)
-            if !exists {
-                report(item, "verdict '\(name)' is not one the engine gives", hint: Suggestion.hint(for: name, in: known, noun: "verdicts"))
-            }
-            return name
-        }
     }
 }

@@ -1,8 +1,8 @@
 public import AuthMockCore
-internal import Foundation
 
 /// Judges a client from the journal of its run and its exit status. Pure: the same journal always gives
-/// the same judgement.
+/// the same judgement. The judge weighs; ``EntryMatcher`` says which requests match the case's patterns and
+/// rules, and ``Narrator`` says in words what was expected and what the client did.
 public struct Judge: Sendable {
     public var expectations: Expectations
     /// `host:port` of the URL the client was given; requests elsewhere have `authority: other`.
@@ -19,8 +19,8 @@ public struct Judge: Sendable {
     public var credentialHeaders: Set<String>
 
     public init(
-        expectations: Expectations, authority: String, bodySHA256: String? = nil, timeout: Double = 10, shown: String? = nil,
-        credentialHeaders: [String] = []
+        expectations: Expectations, authority: String, bodySHA256: String? = nil, timeout: Double = 10,
+        shown: String? = nil, credentialHeaders: [String] = []
     ) {
         self.expectations = expectations
         self.authority = authority.lowercased()
@@ -30,114 +30,126 @@ public struct Judge: Sendable {
         self.credentialHeaders = Set(credentialHeaders.map { $0.lowercased() })
     }
 
+    var matcher: EntryMatcher {
+        EntryMatcher(authority: authority, bodySHA256: bodySHA256, credentialHeaders: credentialHeaders)
+    }
+
+    var narrator: Narrator { Narrator(authority: authority, timeout: timeout, shown: shown) }
+
     /// - Parameter implementedAnyway: judge as if the `implemented:` gate were met — the judgement for a
     ///   client known from the rest of its run to have the schemes this journal lacks (see ``SchemeGate``).
     public func judge(_ journal: [JournalEntry], outcome: ClientOutcome, implementedAnyway: Bool = false) -> Judgement {
         let entries = journal.sorted { $0.seq < $1.seq }
-        var failures: [(Grade, String)] = []
-        var quoted: Set<Int> = []
-        var observations: [String] = []
-
-        let missing = implementedAnyway ? nil : expectations.implemented.first { pattern in !entries.contains { matches(pattern, $0) } }
+        let matcher = self.matcher
+        var narrator = self.narrator
+        let missing = implementedAnyway
+            ? nil : expectations.implemented.first { !matcher.any(entries, matches: $0) }
         // What no knowledge of the rest of the run can make up for: the client reached the server, and met
         // the situation the case is about.
-        let unmet = situationUnmet(entries, &quoted)
+        let unmet = situationUnmet(entries, &narrator)
         let implemented = missing == nil && unmet == nil
 
-        if outcome.timedOut {
-            let requests = entries.filter { $0.exchange > 0 }
-            failures.append((
-                .fail,
-                "expected the client to finish; it was still running after \(Self.seconds(timeout)) and was killed — a hang or an endless retry ("
-                    + (requests.isEmpty ? "no request reached the server)" : "\(requests.count) request(s) in the journal, the last:" + quote(requests.suffix(2), into: &quoted) + ")")
-            ))
-        } else if let signal = outcome.signal {
-            // A crash is wrong whatever the case asked: no expectation makes it right.
-            failures.append((.fail, "expected the client to end on its own; it was killed by \(ClientOutcome.describe(signal: signal)), a crash" + lastAnswer(entries, &quoted)))
-        } else if let crash = outcome.crash {
-            // An uncaught exception is no refusal, whatever the exit status looks like.
-            failures.append((.fail, "expected the client to refuse or succeed cleanly; it crashed (\(crash))" + lastAnswer(entries, &quoted)))
-        } else if implemented {
-            let ok = outcome.exitStatus == 0
-            switch expectations.outcome {
-            case .success where !ok:
-                failures.append((.fail, "expected the client to succeed (exit 0); it exited \(Self.status(outcome))" + lastAnswer(entries, &quoted)))
-            case .failure where ok:
-                failures.append((.fail, "expected the client to report failure (non-zero exit); it exited 0" + lastAnswer(entries, &quoted)))
-            default:
-                break
-            }
+        var failures: [(Grade, String)] = []
+        if let failure = outcomeFailure(outcome, entries, implemented: implemented, &narrator) {
+            failures.append((.fail, failure))
         }
-
-        for check in expectations.checks {
-            switch check.rule {
-            case .observe(let observation):
-                observations.append("\(check.that): \(observe(observation, entries))")
-            case .sequence(let patterns):
-                // Without the feature there is nothing to sequence; the verdict says unimplemented.
-                guard implemented else { continue }
-                if let finding = sequenceFinding(patterns, entries, &quoted) {
-                    failures.append((check.grade, "expected: \(check.that) — \(finding)"))
-                }
-            case .count(let pattern, let min, let max, let after):
-                // Without the feature only upper bounds (loops, leaks) still mean something.
-                if !implemented, max == nil { continue }
-                if let finding = countFinding(pattern, min: implemented ? min : nil, max: max, after: after, entries, &quoted) {
-                    failures.append((check.grade, "expected: \(check.that) — \(finding)"))
-                }
-            }
-        }
-
-        // A leak the journal recorded where the case's URL does not point (a credential that followed a
-        // redirect elsewhere) fails every case, like a crash: no expectation makes it right. A case with its
-        // own leak check words the finding itself; at the case's own authority a header the application set
-        // (Proxy-Authorization without a proxy) is the application's choice, judged by the cases about it.
-        let leaking = entries.filter { $0.leaks?.isEmpty == false && Self.authority(of: $0)?.lowercased() != authority }
-        let checksLeaks = expectations.checks.contains { check in
-            if case .count(let pattern, _, _, _) = check.rule { pattern.leak == true } else { false }
-        }
-        if !leaking.isEmpty, !checksLeaks {
-            failures.append((
-                .fail, "expected no credential to leave the case's authority; the journal recorded a leak elsewhere:" + quote(leaking.prefix(3), into: &quoted)
-                    + (leaking.count > 3 ? " … (\(leaking.count) requests)" : "")
-            ))
-        }
+        var observations: [String] = []
+        failures += checkFailures(entries, implemented: implemented, &narrator, observations: &observations)
+        if let leak = leakFailure(entries, &narrator) { failures.append((.fail, leak)) }
 
         let verdict = self.verdict(worst: failures.map(\.0).max(), implemented: implemented)
         var findings = failures.sorted { $0.0 > $1.0 }.map(\.1)
         // Where TLS is part of the story, say what the client was shown and what it did with it.
         let observesTLS = expectations.checks.contains { $0.rule == .observe(.tlsConnections) }
-        if verdict != .pass, !observesTLS, let story = tlsStory(entries, &quoted) { findings.append(story) }
+        if verdict != .pass, !observesTLS, let story = narrator.tlsStory(entries) { findings.append(story) }
         if verdict == .unimplemented, let unmet {
             findings.insert(unmet, at: 0)
         } else if verdict == .unimplemented, let pattern = missing {
-            findings.insert("the client never sent a request \(describe(pattern)): it lacks the feature, or was not given the inputs" + lastAnswer(entries, &quoted), at: 0)
+            findings.insert(narrator.lacking(pattern, entries), at: 0)
         }
-        return Judgement(verdict: verdict, findings: findings, observations: observations, quoted: quoted.sorted())
+        return Judgement(
+            verdict: verdict, findings: findings, observations: observations, quoted: narrator.quoted.sorted()
+        )
     }
 
     /// Why the client cannot have shown the case's behaviour, whatever it did elsewhere: it never reached the
     /// server, or never met what `met:` names. nil when it did both.
-    private func situationUnmet(_ entries: [JournalEntry], _ quoted: inout Set<Int>) -> String? {
-        guard entries.contains(where: { $0.exchange > 0 || $0.requests != nil }) else {
-            return "the client never reached the server (no connection, no request), so it showed none of the case's behaviour"
+    private func situationUnmet(_ entries: [JournalEntry], _ narrator: inout Narrator) -> String? {
+        guard entries.contains(where: { $0.exchange > 0 || $0.requests != nil }) else { return narrator.unreached() }
+        guard !expectations.met.isEmpty, let unmatched = matcher.unmatched(expectations.met, in: entries) else {
+            return nil
         }
-        guard !expectations.met.isEmpty, let finding = sequenceFinding(expectations.met, entries, &quoted) else { return nil }
-        return "the client never met what the case is about — \(finding)"
+        let finding = narrator.unmatched(unmatched.pattern, after: unmatched.after, entries)
+        return narrator.unmet(finding)
     }
 
-    /// The schemes this case's `implemented:` gate names that its own journal does not show: empty when the
-    /// journal shows them all. A client that has them (from the rest of its run) but did not use them here
-    /// failed at the scheme, before any later part of the gate (a redirect to follow) could be reached.
-    public func openSchemes(_ journal: [JournalEntry]) -> [SchemeUse] {
-        expectations.implemented.filter { pattern in !journal.contains { matches(pattern, $0) } }.compactMap(\.schemeUse)
+    /// What is wrong with how the client ended: a hang or a crash whatever the case asked, or an exit status
+    /// other than the case's `outcome:` (only when the client has what the case exercises).
+    private func outcomeFailure(
+        _ outcome: ClientOutcome, _ entries: [JournalEntry], implemented: Bool, _ narrator: inout Narrator
+    ) -> String? {
+        if outcome.timedOut { return narrator.hung(entries) }
+        // A crash is wrong whatever the case asked: no expectation makes it right.
+        if let signal = outcome.signal { return narrator.killed(by: signal, entries) }
+        // An uncaught exception is no refusal, whatever the exit status looks like.
+        if let crash = outcome.crash { return narrator.crashed(crash, entries) }
+        guard implemented else { return nil }
+        let ok = outcome.exitStatus == 0
+        switch expectations.outcome {
+        case .success where !ok: return narrator.failed(outcome, entries)
+        case .failure where ok: return narrator.succeeded(entries)
+        default: return nil
+        }
     }
 
-    /// Every scheme the journal shows credentials of, per hop: the evidence a ``SchemeGate`` is settled on.
-    public static func schemesUsed(_ journal: [JournalEntry]) -> Set<SchemeUse> {
-        Set(journal.filter { $0.exchange > 0 }.compactMap { entry in
-            presentedScheme(entry).flatMap { $0 == "(empty)" ? nil : SchemeUse(hop: entry.hop ?? .origin, scheme: $0) }
-        })
+    /// The checks' broken expectations, each with its grade; what the observe checks saw goes to
+    /// `observations`.
+    private func checkFailures(
+        _ entries: [JournalEntry], implemented: Bool, _ narrator: inout Narrator, observations: inout [String]
+    ) -> [(Grade, String)] {
+        var failures: [(Grade, String)] = []
+        for check in expectations.checks {
+            switch check.rule {
+            case .observe(let observation):
+                observations.append("\(check.that): \(narrator.observe(observation, entries))")
+            case .sequence(let patterns):
+                // Without the feature there is nothing to sequence; the verdict says unimplemented.
+                guard implemented, let unmatched = matcher.unmatched(patterns, in: entries) else { continue }
+                let finding = narrator.unmatched(unmatched.pattern, after: unmatched.after, entries)
+                failures.append((check.grade, narrator.broken(check, finding)))
+            case .count(let pattern, let min, let max, let after):
+                // Without the feature only upper bounds (loops, leaks) still mean something.
+                if !implemented, max == nil { continue }
+                let finding = countFinding(pattern, min: implemented ? min : nil, max: max, after: after, entries, &narrator)
+                if let finding { failures.append((check.grade, narrator.broken(check, finding))) }
+            }
+        }
+        return failures
+    }
+
+    private func countFinding(
+        _ pattern: EntryPattern, min: Int?, max: Int?, after: EntryPattern?, _ entries: [JournalEntry],
+        _ narrator: inout Narrator
+    ) -> String? {
+        guard let matched = matcher.counted(pattern, after: after, in: entries) else {
+            guard min != nil, let after else { return nil }
+            return narrator.nothingToCountAfter(after)
+        }
+        if let max, matched.count > max { return narrator.tooMany(matched, pattern, after: after, max: max) }
+        if let min, matched.count < min { return narrator.tooFew(matched, pattern, after: after, min: min) }
+        return nil
+    }
+
+    /// A leak the journal recorded where the case's URL does not point (a credential that followed a
+    /// redirect elsewhere) fails every case, like a crash: no expectation makes it right. A case with its
+    /// own leak check words the finding itself; at the case's own authority a header the application set
+    /// (Proxy-Authorization without a proxy) is the application's choice, judged by the cases about it.
+    private func leakFailure(_ entries: [JournalEntry], _ narrator: inout Narrator) -> String? {
+        let leaking = matcher.leaksElsewhere(entries)
+        let checksLeaks = expectations.checks.contains { check in
+            if case .count(let pattern, _, _, _) = check.rule { pattern.leak == true } else { false }
+        }
+        return leaking.isEmpty || checksLeaks ? nil : narrator.leaked(leaking)
     }
 
     /// The worst broken expectation decides; without the feature, only a broken `fail` outranks
@@ -150,60 +162,48 @@ public struct Judge: Sendable {
         case .informational?: return .informational
         case nil:
             // A case that only observes is informational; elsewhere observations annotate a pass.
-            let judges = expectations.outcome != .any || expectations.checks.contains { if case .observe = $0.rule { false } else { true } }
+            let judges = expectations.outcome != .any
+                || expectations.checks.contains { if case .observe = $0.rule { false } else { true } }
             return judges ? .pass : .informational
         }
     }
 
-    // MARK: - Rules
+    // MARK: - For the runner and the reports
 
-    func sequenceFinding(_ patterns: [EntryPattern], _ entries: [JournalEntry], _ quoted: inout Set<Int>) -> String? {
-        var next = 0
-        var lastMatch: JournalEntry?
-        for entry in entries where next < patterns.count {
-            if matches(patterns[next], entry) {
-                next += 1
-                lastMatch = entry
-            }
-        }
-        guard next < patterns.count else { return nil }
-        let requests = entries.filter { $0.exchange > 0 }
-        var text = "no request was \(describe(patterns[next]))"
-        if let lastMatch {
-            text += " after #\(lastMatch.seq)"
-            quoted.insert(lastMatch.seq)
-        }
-        if requests.isEmpty { return text + "; no request reached the server" }
-        return text + "; the client sent:" + quote(requests.prefix(6), into: &quoted)
-            + (requests.count > 6 ? " … (\(requests.count) requests)" : "")
+    /// The schemes this case's `implemented:` gate names that its own journal does not show: empty when the
+    /// journal shows them all. A client that has them (from the rest of its run) but did not use them here
+    /// failed at the scheme, before any later part of the gate (a redirect to follow) could be reached.
+    public func openSchemes(_ journal: [JournalEntry]) -> [SchemeUse] {
+        let matcher = self.matcher
+        return expectations.implemented.filter { !matcher.any(journal, matches: $0) }.compactMap(\.schemeUse)
     }
 
-    private func countFinding(
-        _ pattern: EntryPattern, min: Int?, max: Int?, after: EntryPattern?, _ entries: [JournalEntry], _ quoted: inout Set<Int>
-    ) -> String? {
-        var candidates = entries[...]
-        if let after {
-            guard let start = entries.firstIndex(where: { matches(after, $0) }) else {
-                return min.map { _ in "no request was \(describe(after)), after which to count" }
-            }
-            candidates = entries[(start + 1)...]
-        }
-        let matched = candidates.filter { matches(pattern, $0) }
-        let scope = after.map { " after the first request \(describe($0))" } ?? ""
-        if let max, matched.count > max {
-            let what = max == 0 ? "none expected" : "at most \(max) expected"
-            return "\(matched.count) request(s) \(describe(pattern))\(scope), \(what):"
-                + quote(matched.prefix(4), into: &quoted) + (matched.count > 4 ? " …" : "")
-        }
-        if let min, matched.count < min {
-            return "\(matched.count) request(s) \(describe(pattern))\(scope), at least \(min) expected"
-                + (matched.isEmpty ? "" : ":" + quote(matched.prefix(4), into: &quoted))
-        }
-        return nil
+    /// Every scheme the journal shows credentials of, per hop: the evidence a ``SchemeGate`` is settled on.
+    public static func schemesUsed(_ journal: [JournalEntry]) -> Set<SchemeUse> {
+        EntryMatcher.schemesUsed(journal)
     }
 
-    func lastAnswer(_ entries: [JournalEntry], _ quoted: inout Set<Int>) -> String {
-        guard let last = entries.last(where: { $0.exchange > 0 || $0.requests != nil }) else { return "; no request reached the server" }
-        return "; last in the journal:" + quote([last], into: &quoted)
+    public func matches(_ pattern: EntryPattern, _ entry: JournalEntry) -> Bool {
+        matcher.matches(pattern, entry)
+    }
+
+    /// A pattern for people: "with Digest credentials, algorithm SHA-256, answered 200".
+    public func describe(_ pattern: EntryPattern) -> String {
+        narrator.describe(pattern)
+    }
+
+    /// Each TLS connection in a sentence (see ``Narrator/tlsStory(_:)``); the entries it names are added to
+    /// `quoted`.
+    public func tlsStory(_ entries: [JournalEntry], _ quoted: inout Set<Int>) -> String? {
+        var narrator = self.narrator
+        narrator.quoted = quoted
+        defer { quoted = narrator.quoted }
+        return narrator.tlsStory(entries)
+    }
+
+    /// One journal entry in a line: `#3 GET / [Digest alice, SHA-256] → 401 digest.stale-nonce`.
+    /// The `Host` is shown when it is not `authority` (the case's own).
+    public static func summary(_ entry: JournalEntry, authority: String? = nil) -> String {
+        Narrator.summary(entry, authority: authority)
     }
 }

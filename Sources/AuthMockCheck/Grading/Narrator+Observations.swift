@@ -1,9 +1,9 @@
-public import AuthMockCore
+import AuthMockCore
 internal import Foundation
 
 /// What the observe checks report, and the TLS story findings quote: words about what the client did,
 /// never a verdict.
-extension Judge {
+extension Narrator {
     func observe(_ observation: Check.Observation, _ entries: [JournalEntry]) -> String {
         let credentialed = entries.filter { $0.exchange > 0 && $0.credentials != nil }
         switch observation {
@@ -22,15 +22,16 @@ extension Judge {
             let digest = credentialed.filter { AuthScheme(token: $0.credentials!.scheme) == .digest }
             guard !digest.isEmpty else { return "no Digest credentials sent" }
             let ncs = digest.compactMap { $0.credentials!.params?["nc"] }
-            let reused = digest.filter { Self.nc(of: $0).map { $0 > 1 } ?? false }.count
+            let reused = digest.filter { $0.nonceCount.map { $0 > 1 } ?? false }.count
             return reused == 0
                 ? "never reused a nonce (a new challenge for every request; nc \(Self.runs(ncs).joined(separator: ", ")))"
                 : "reused nonces in \(reused) request(s), nc \(ncs.joined(separator: ", "))"
         case .tlsConnections:
-            var ignored: Set<Int> = []
-            return tlsStory(entries, &ignored) ?? "no TLS connection"
+            // An observation quotes nothing: the story is told on a copy.
+            var narrator = self
+            return narrator.tlsStory(entries) ?? "no TLS connection"
         case .basicEncoding:
-            let basic = credentialed.filter { Self.presentedScheme($0).flatMap { AuthScheme(token: $0) } == .basic }
+            let basic = credentialed.filter { $0.presentedScheme.flatMap { AuthScheme(token: $0) } == .basic }
             guard !basic.isEmpty else { return "no Basic credentials sent" }
             let shapes = basic.map { entry in "\(Self.basicEncoding(entry)) → \(entry.status) \(entry.verdict)" }
             return Self.runs(shapes).joined(separator: "; ")
@@ -38,7 +39,7 @@ extension Judge {
             var paths: [(String, [String])] = []
             for entry in entries where entry.exchange > 0 {
                 let path = String((entry.target ?? "?").prefix { $0 != "?" })
-                let scheme = Self.presentedScheme(entry) ?? "none"
+                let scheme = entry.presentedScheme ?? "none"
                 let word = "\(scheme) → \(entry.status)"
                 if let index = paths.firstIndex(where: { $0.0 == path }) { paths[index].1.append(word) } else { paths.append((path, [word])) }
             }
@@ -77,7 +78,7 @@ extension Judge {
     /// Each TLS connection in a sentence: which certificate the server presented (numbered in order of
     /// appearance, saying whether a renewal kept the key) and what the client did — refused during the
     /// handshake (with its alert), completed it and closed without a request, or sent requests.
-    public func tlsStory(_ entries: [JournalEntry], _ quoted: inout Set<Int>) -> String? {
+    mutating func tlsStory(_ entries: [JournalEntry]) -> String? {
         let connections = entries.filter { $0.requests != nil && $0.tls != nil }
         guard !connections.isEmpty else { return nil }
         var certificates: [String] = []
