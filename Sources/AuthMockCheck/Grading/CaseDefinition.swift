@@ -30,8 +30,9 @@ public struct CaseDefinition: Sendable, Equatable {
     public var expectations: Expectations
 
     public init(
-        title: String, reference: String? = nil, features: [String] = [], timeout: Double? = nil, request: CaseRequest = CaseRequest(),
-        give: CaseInputs = CaseInputs(), expectations: Expectations = Expectations()
+        title: String, reference: String? = nil, features: [String] = [], timeout: Double? = nil,
+        request: CaseRequest = CaseRequest(), give: CaseInputs = CaseInputs(),
+        expectations: Expectations = Expectations()
     ) {
         self.title = title
         self.reference = reference
@@ -44,8 +45,8 @@ public struct CaseDefinition: Sendable, Equatable {
 
     /// The features the runner knows; the loader refuses others, so that a typo cannot skip a case silently.
     public static let knownFeatures = [
-        "basic", "digest", "ntlm", "negotiate", "proxy", "connect", "tls", "custom-ca", "pinning", "cert-pinning", "client-certificate", "redirects", "body",
-        "parallel", "repeat", "timeout", "h2",
+        "basic", "digest", "ntlm", "negotiate", "proxy", "connect", "tls", "custom-ca", "pinning", "cert-pinning",
+        "client-certificate", "redirects", "body", "parallel", "repeat", "timeout", "h2",
     ]
 }
 
@@ -64,7 +65,9 @@ public struct CaseRequest: Sendable, Equatable {
     /// redirect from `http://` to `https://`.
     public var plainHTTP = false
 
-    public init(method: String = "GET", path: String = "/", body: [UInt8]? = nil, repeatCount: Int = 1, parallel: Int = 1) {
+    public init(
+        method: String = "GET", path: String = "/", body: [UInt8]? = nil, repeatCount: Int = 1, parallel: Int = 1
+    ) {
         self.method = method
         self.path = path
         self.body = body
@@ -103,7 +106,10 @@ public struct CaseInputs: Sendable, Equatable {
     /// Seconds the client should wait for an answer at most (`{timeout}`); nil gives none.
     public var timeout: Double?
 
-    public init(password: Secret = .right, proxyPassword: Secret = .right, ca: Bool = true, pin: Pin = .none, clientCertificate: Bool = false) {
+    public init(
+        password: Secret = .right, proxyPassword: Secret = .right, ca: Bool = true, pin: Pin = .none,
+        clientCertificate: Bool = false
+    ) {
         self.password = password
         self.proxyPassword = proxyPassword
         self.ca = ca
@@ -125,7 +131,10 @@ public struct Expectations: Sendable, Equatable {
     public var met: [EntryPattern]
     public var checks: [Check]
 
-    public init(outcome: ExpectedOutcome = .any, implemented: [EntryPattern] = [], met: [EntryPattern] = [], checks: [Check] = []) {
+    public init(
+        outcome: ExpectedOutcome = .any, implemented: [EntryPattern] = [], met: [EntryPattern] = [],
+        checks: [Check] = []
+    ) {
         self.outcome = outcome
         self.implemented = implemented
         self.met = met

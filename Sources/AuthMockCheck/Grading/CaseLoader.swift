@@ -15,8 +15,11 @@ public enum CaseLoader {
     }
 
     /// Parses and validates the text of a case file (or of a plain scenario, whose `conformance` is nil).
-    public static func load(yaml text: String, file: String, files: ScenarioFileReader) throws(ScenarioLoadError) -> File {
-        try ScenarioReader(file: file, files: files).read(text, empty: ScenarioLoader.noScenario, ScenarioReader.caseFile)
+    public static func load(
+        yaml text: String, file: String, files: ScenarioFileReader
+    ) throws(ScenarioLoadError) -> File {
+        try ScenarioReader(file: file, files: files)
+            .read(text, empty: ScenarioLoader.noScenario, ScenarioReader.caseFile)
     }
 
     /// The keys of the case's sections, as ``ScenarioLoader/keys`` gives the scenario's: the single source
@@ -42,7 +45,8 @@ extension ScenarioReader {
         init(_ scenario: Scenario) {
             hasUsers = !scenario.users.isEmpty && scenario.users.allSatisfy(\.knowsPassword)
             tls = scenario.tls
-            proxyUsers = !(scenario.proxy?.users.isEmpty ?? true) && (scenario.proxy?.users.allSatisfy(\.knowsPassword) ?? false)
+            proxyUsers = !(scenario.proxy?.users.isEmpty ?? true)
+                && (scenario.proxy?.users.allSatisfy(\.knowsPassword) ?? false)
         }
     }
 
@@ -51,7 +55,9 @@ extension ScenarioReader {
     func caseFile(_ root: Node) -> CaseLoader.File? {
         var conformance: CaseDefinition?
         let read = self.scenario(root) { fields, scenario in
-            conformance = caseDefinition(case: fields.entries["case"], expect: fields.entries["expect"], context: CaseContext(scenario))
+            conformance = caseDefinition(
+                case: fields.entries["case"], expect: fields.entries["expect"], context: CaseContext(scenario)
+            )
         }
         return read.map { ($0, conformance) }
     }
@@ -65,7 +71,8 @@ extension ScenarioReader {
                 return ("'\(entry)' names several features", "list each feature the client lacks on its own")
             }
             guard let unknown = names.first(where: { !CaseDefinition.knownFeatures.contains($0) }) else { return nil }
-            return ("feature '\(unknown)' is not known", Suggestion.hint(for: unknown, in: CaseDefinition.knownFeatures, noun: "features"))
+            let hint = Suggestion.hint(for: unknown, in: CaseDefinition.knownFeatures, noun: "features")
+            return ("feature '\(unknown)' is not known", hint)
         } ?? []
     }
 
@@ -79,13 +86,21 @@ extension ScenarioReader {
             report(entry.key, "a `case:` needs an `expect:` section", hint: "add `expect:` with an outcome and checks")
             return nil
         case (nil, let entry?):
-            report(entry.key, "`expect:` belongs to a conformance case", hint: "add a `case:` section with at least a title")
+            report(
+                entry.key, "`expect:` belongs to a conformance case",
+                hint: "add a `case:` section with at least a title"
+            )
             return nil
         case (let caseEntry?, let expectEntry?):
-            guard let fields = mapping(caseEntry.value, "case", allowed: CaseLoader.keys["case"]!, required: ["title"]) else { return nil }
+            let allowed = CaseLoader.keys["case"]!
+            guard let fields = mapping(caseEntry.value, "case", allowed: allowed, required: ["title"]) else {
+                return nil
+            }
             var definition = CaseDefinition(title: fields["title"].flatMap { string($0, "case.title") } ?? "")
             definition.reference = fields["reference"].flatMap { string($0, "case.reference") }
-            if let node = fields["features"] { definition.features = features(node, "case.features", alternatives: true) }
+            if let node = fields["features"] {
+                definition.features = features(node, "case.features", alternatives: true)
+            }
             if let node = fields["timeout"] { definition.timeout = duration(node, "case.timeout") }
             if let node = fields["request"] { definition.request = caseRequest(node, context: context) }
             if let node = fields["give"] { definition.give = caseInputs(node, context: context) }
@@ -96,7 +111,9 @@ extension ScenarioReader {
 
     private func caseRequest(_ node: Node, context: CaseContext) -> CaseRequest {
         var request = CaseRequest()
-        guard let fields = mapping(node, "case.request", allowed: CaseLoader.keys["case.request"]!) else { return request }
+        guard let fields = mapping(node, "case.request", allowed: CaseLoader.keys["case.request"]!) else {
+            return request
+        }
         if let node = fields["method"], let method = string(node, "case.request.method") {
             if Self.isToken(method) {
                 request.method = method.uppercased()
@@ -108,16 +125,23 @@ extension ScenarioReader {
             if path.hasPrefix("/"), !path.contains(where: \.isWhitespace) {
                 request.path = path
             } else {
-                report(node, "path '\(path)' must start with '/' and hold no white space", hint: "e.g. /dir/index.html?a=b")
+                report(
+                    node, "path '\(path)' must start with '/' and hold no white space", hint: "e.g. /dir/index.html?a=b"
+                )
             }
         }
         switch (fields["body"], fields["body-bytes"]) {
         case (let text?, nil):
             request.body = string(text, "case.request.body", allowEmpty: true).map { Array($0.utf8) }
         case (nil, let count?):
-            if let count = int(count, "case.request.body-bytes", in: 1...64 * 1024 * 1024) { request.body = Self.generatedBody(count) }
+            if let count = int(count, "case.request.body-bytes", in: 1...64 * 1024 * 1024) {
+                request.body = Self.generatedBody(count)
+            }
         case (_?, let second?):
-            report(second, "give either body or body-bytes, not both", hint: "body is text; body-bytes generates that many bytes")
+            report(
+                second, "give either body or body-bytes, not both",
+                hint: "body is text; body-bytes generates that many bytes"
+            )
         case (nil, nil):
             break
         }
@@ -127,7 +151,10 @@ extension ScenarioReader {
         if let node = fields["plain-http"] {
             request.plainHTTP = bool(node, "case.request.plain-http") ?? false
             if request.plainHTTP, context.tls?.plainHTTP != true {
-                report(node, "case.request.plain-http needs a plain HTTP listener", hint: "add `plain-http: true` under `tls:`")
+                report(
+                    node, "case.request.plain-http needs a plain HTTP listener",
+                    hint: "add `plain-http: true` under `tls:`"
+                )
             }
         }
         return request
@@ -139,7 +166,8 @@ extension ScenarioReader {
         bytes.reserveCapacity(count + 32)
         while bytes.count < count {
             let offset = String(bytes.count)
-            bytes += Array(("authmock body, byte " + String(repeating: "0", count: max(0, 9 - offset.count)) + offset + "\n").utf8)
+            let padded = String(repeating: "0", count: max(0, 9 - offset.count)) + offset
+            bytes += Array(("authmock body, byte " + padded + "\n").utf8)
         }
         return Array(bytes.prefix(count))
     }
@@ -149,22 +177,41 @@ extension ScenarioReader {
         guard let fields = mapping(node, "case.give", allowed: CaseLoader.keys["case.give"]!) else { return inputs }
         // An input the scenario cannot provide would be silently ignored: say so instead.
         let impossible: [(String, Bool, String)] = [
-            ("password", !context.hasUsers, "the scenario has no users whose passwords it knows (a user file holds hashes only)"),
+            (
+                "password", !context.hasUsers,
+                "the scenario has no users whose passwords it knows (a user file holds hashes only)"
+            ),
             ("proxy-password", !context.proxyUsers, "the scenario has no proxy users whose passwords it knows"),
             ("ca", context.tls == nil, "the scenario has no tls: section"),
             ("pin", context.tls == nil, "the scenario has no tls: section"),
             ("cert-pin", context.tls == nil, "the scenario has no tls: section"),
-            ("client-certificate", context.tls.map { $0.clientCertificate == .none } ?? true, "the scenario asks for no client certificate"),
+            (
+                "client-certificate", context.tls.map { $0.clientCertificate == .none } ?? true,
+                "the scenario asks for no client certificate"
+            ),
         ]
         for (key, cannot, why) in impossible where cannot {
-            if let keyNode = fields.entries[key]?.key { report(keyNode, "case.give.\(key) cannot be given: \(why)", hint: "remove it, or add what it needs to the scenario") }
+            if let keyNode = fields.entries[key]?.key {
+                report(
+                    keyNode, "case.give.\(key) cannot be given: \(why)",
+                    hint: "remove it, or add what it needs to the scenario"
+                )
+            }
         }
-        if let node = fields["password"] { inputs.password = choice(node, "case.give.password", CaseInputs.Secret.self) ?? .right }
-        if let node = fields["proxy-password"] { inputs.proxyPassword = choice(node, "case.give.proxy-password", CaseInputs.Secret.self) ?? .right }
+        if let node = fields["password"] {
+            inputs.password = choice(node, "case.give.password", CaseInputs.Secret.self) ?? .right
+        }
+        if let node = fields["proxy-password"] {
+            inputs.proxyPassword = choice(node, "case.give.proxy-password", CaseInputs.Secret.self) ?? .right
+        }
         if let node = fields["ca"] { inputs.ca = bool(node, "case.give.ca") ?? true }
         if let node = fields["pin"] { inputs.pin = choice(node, "case.give.pin", CaseInputs.Pin.self) ?? .none }
-        if let node = fields["cert-pin"] { inputs.certificatePin = choice(node, "case.give.cert-pin", CaseInputs.Pin.self) ?? .none }
-        if let node = fields["client-certificate"] { inputs.clientCertificate = bool(node, "case.give.client-certificate") ?? false }
+        if let node = fields["cert-pin"] {
+            inputs.certificatePin = choice(node, "case.give.cert-pin", CaseInputs.Pin.self) ?? .none
+        }
+        if let node = fields["client-certificate"] {
+            inputs.clientCertificate = bool(node, "case.give.client-certificate") ?? false
+        }
         if let node = fields["timeout"] { inputs.timeout = duration(node, "case.give.timeout") }
         return inputs
     }
@@ -172,11 +219,15 @@ extension ScenarioReader {
     private func expectations(_ node: Node) -> Expectations {
         var expectations = Expectations()
         guard let fields = mapping(node, "expect", allowed: CaseLoader.keys["expect"]!) else { return expectations }
-        if let node = fields["outcome"] { expectations.outcome = choice(node, "expect.outcome", ExpectedOutcome.self) ?? .any }
+        if let node = fields["outcome"] {
+            expectations.outcome = choice(node, "expect.outcome", ExpectedOutcome.self) ?? .any
+        }
         if let node = fields["implemented"] {
             // One pattern, or a list that must all match.
             if case .sequence(let items) = node {
-                if items.isEmpty { report(node, "expect.implemented is an empty list", hint: "give a pattern, or leave it out") }
+                if items.isEmpty {
+                    report(node, "expect.implemented is an empty list", hint: "give a pattern, or leave it out")
+                }
                 expectations.implemented = items.compactMap { pattern($0, "expect.implemented") }
             } else if let single = pattern(node, "expect.implemented") {
                 expectations.implemented = [single]
@@ -185,8 +236,12 @@ extension ScenarioReader {
         if let node = fields["met"] {
             // One pattern, or requests that must come in this order.
             if case .sequence(let items) = node {
-                if items.isEmpty { report(node, "expect.met is an empty list", hint: "give a pattern, or leave it out") }
-                expectations.met = items.enumerated().compactMap { pattern($0.element, "expect.met item \($0.offset + 1)") }
+                if items.isEmpty {
+                    report(node, "expect.met is an empty list", hint: "give a pattern, or leave it out")
+                }
+                expectations.met = items.enumerated().compactMap {
+                    pattern($0.element, "expect.met item \($0.offset + 1)")
+                }
             } else if let single = pattern(node, "expect.met") {
                 expectations.met = [single]
             }
@@ -195,13 +250,16 @@ extension ScenarioReader {
             expectations.checks = items.compactMap(check)
         }
         if expectations.outcome == .any, expectations.checks.isEmpty {
-            report(fields.node, "the case expects nothing", hint: "give `outcome: success|failure` or at least one check")
+            report(
+                fields.node, "the case expects nothing", hint: "give `outcome: success|failure` or at least one check"
+            )
         }
         return expectations
     }
 
     private func check(_ node: Node) -> Check? {
-        guard let fields = mapping(node, "a check", allowed: CaseLoader.keys["check"]!, required: ["that"]) else { return nil }
+        let allowed = CaseLoader.keys["check"]!
+        guard let fields = mapping(node, "a check", allowed: allowed, required: ["that"]) else { return nil }
         let that = fields["that"].flatMap { string($0, "check.that") } ?? ""
         let grade = fields["grade"].flatMap { choice($0, "check.grade", Grade.self) } ?? .fail
         let rules = ["sequence", "never", "at-most", "at-least", "observe"].filter { fields[$0] != nil }
@@ -212,49 +270,78 @@ extension ScenarioReader {
         }
         let after = fields["after"].flatMap { pattern($0, "check.after") }
         if let sequenceNode = fields["sequence"] {
-            guard rules == ["sequence"] else {
-                report(sequenceNode, "a check takes one rule, found \(rules.joined(separator: ", "))", hint: "split it into several checks")
-                return nil
-            }
-            if let node = fields["after"] ?? fields["of"] { report(node, "`after` and `of` go with never, at-most and at-least", hint: "remove it") }
-            guard let items = sequence(sequenceNode, "check.sequence") else { return nil }
-            if items.isEmpty { report(sequenceNode, "the sequence is empty", hint: "list at least one request pattern") }
-            let patterns = items.enumerated().compactMap { pattern($0.element, "sequence item \($0.offset + 1)") }
-            return patterns.count == items.count ? Check(that: that, grade: grade, rule: .sequence(patterns)) : nil
+            let patterns = sequenceRule(sequenceNode, fields, rules: rules)
+            return patterns.map { Check(that: that, grade: grade, rule: .sequence($0)) }
         }
         if let observeNode = fields["observe"] {
-            guard rules == ["observe"] else {
-                report(observeNode, "a check takes one rule, found \(rules.joined(separator: ", "))", hint: "split it into several checks")
-                return nil
-            }
-            for key in ["grade", "after", "of"] {
-                if let keyNode = fields.entries[key]?.key {
-                    report(keyNode, "`\(key)` has no effect on an observe check", hint: "observations are always informational; remove it")
-                }
-            }
-            guard let observation = choice(observeNode, "check.observe", Check.Observation.self) else { return nil }
-            return Check(that: that, grade: .informational, rule: .observe(observation))
+            let observation = observeRule(observeNode, fields, rules: rules)
+            return observation.map { Check(that: that, grade: .informational, rule: .observe($0)) }
         }
         if let neverNode = fields["never"] {
             guard rules == ["never"] else {
-                report(neverNode, "never cannot be combined with \(rules.filter { $0 != "never" }.joined(separator: ", "))", hint: "split it into several checks")
+                let others = rules.filter { $0 != "never" }.joined(separator: ", ")
+                report(neverNode, "never cannot be combined with \(others)", hint: "split it into several checks")
                 return nil
             }
-            if let node = fields["of"] { report(node, "`of` goes with at-most and at-least; never names its pattern itself", hint: "remove `of`") }
+            if let node = fields["of"] {
+                let message = "`of` goes with at-most and at-least; never names its pattern itself"
+                report(node, message, hint: "remove `of`")
+            }
             guard let pattern = pattern(neverNode, "check.never") else { return nil }
             return Check(that: that, grade: grade, rule: .count(pattern, min: nil, max: 0, after: after))
         }
+        return countRule(node, fields).map { pattern, min, max in
+            Check(that: that, grade: grade, rule: .count(pattern, min: min, max: max, after: after))
+        }
+    }
+
+    /// A check's `sequence:`, its only rule; nil when an item (or the check) has a problem.
+    private func sequenceRule(_ node: Node, _ fields: Fields, rules: [String]) -> [EntryPattern]? {
+        guard rules == ["sequence"] else {
+            let found = rules.joined(separator: ", ")
+            report(node, "a check takes one rule, found \(found)", hint: "split it into several checks")
+            return nil
+        }
+        if let node = fields["after"] ?? fields["of"] {
+            report(node, "`after` and `of` go with never, at-most and at-least", hint: "remove it")
+        }
+        guard let items = sequence(node, "check.sequence") else { return nil }
+        if items.isEmpty { report(node, "the sequence is empty", hint: "list at least one request pattern") }
+        let patterns = items.enumerated().compactMap { pattern($0.element, "sequence item \($0.offset + 1)") }
+        return patterns.count == items.count ? patterns : nil
+    }
+
+    /// A check's `observe:`, its only rule; `grade`, `after` and `of` mean nothing beside it.
+    private func observeRule(_ node: Node, _ fields: Fields, rules: [String]) -> Check.Observation? {
+        guard rules == ["observe"] else {
+            let found = rules.joined(separator: ", ")
+            report(node, "a check takes one rule, found \(found)", hint: "split it into several checks")
+            return nil
+        }
+        for key in ["grade", "after", "of"] {
+            if let keyNode = fields.entries[key]?.key {
+                let hint = "observations are always informational; remove it"
+                report(keyNode, "`\(key)` has no effect on an observe check", hint: hint)
+            }
+        }
+        return choice(node, "check.observe", Check.Observation.self)
+    }
+
+    /// A check's `at-most:` and `at-least:`, and the pattern `of:` they count.
+    private func countRule(_ node: Node, _ fields: Fields) -> (EntryPattern, min: Int?, max: Int?)? {
         let max = fields["at-most"].flatMap { int($0, "check.at-most", in: 0...1_000_000) }
         let min = fields["at-least"].flatMap { int($0, "check.at-least", in: 0...1_000_000) }
         guard let ofNode = fields["of"] else {
-            report(node, "at-most and at-least count the requests matching `of`", hint: "add `of: {credentials: any}` or another pattern")
+            let hint = "add `of: {credentials: any}` or another pattern"
+            report(node, "at-most and at-least count the requests matching `of`", hint: hint)
             return nil
         }
         if let min, let max, min > max {
-            report(fields["at-least"]!, "at-least \(min) exceeds at-most \(max)", hint: "no client could pass; swap them")
+            let message = "at-least \(min) exceeds at-most \(max)"
+            report(fields["at-least"]!, message, hint: "no client could pass; swap them")
         }
         guard let pattern = pattern(ofNode, "check.of"), min != nil || max != nil else { return nil }
-        return Check(that: that, grade: grade, rule: .count(pattern, min: min, max: max, after: after))
+        return (pattern, min, max)
     }
 
     /// A request pattern, read key by key as ``PatternKeys/all`` declares them; nil when it has a problem.

@@ -14,7 +14,9 @@ public struct ClientOutcome: Sendable, Equatable, Codable {
     /// declares: ``ClientProfile/CrashSignature``); nil when nothing does.
     public var crash: String?
 
-    public init(exitStatus: Int32?, timedOut: Bool = false, signal: Int32? = nil, seconds: Double = 0, crash: String? = nil) {
+    public init(
+        exitStatus: Int32?, timedOut: Bool = false, signal: Int32? = nil, seconds: Double = 0, crash: String? = nil
+    ) {
         self.exitStatus = exitStatus
         self.timedOut = timedOut
         self.signal = signal
@@ -33,8 +35,9 @@ public struct ClientOutcome: Sendable, Equatable, Codable {
     /// `signal 11 (SIGSEGV)`.
     static func describe(signal: Int32) -> String {
         let names: [Int32: String] = [
-            SIGABRT: "SIGABRT", SIGBUS: "SIGBUS", SIGFPE: "SIGFPE", SIGILL: "SIGILL", SIGKILL: "SIGKILL", SIGSEGV: "SIGSEGV", SIGTERM: "SIGTERM",
-            SIGTRAP: "SIGTRAP", SIGPIPE: "SIGPIPE", SIGINT: "SIGINT", SIGHUP: "SIGHUP", SIGQUIT: "SIGQUIT", SIGSYS: "SIGSYS", SIGXCPU: "SIGXCPU",
+            SIGABRT: "SIGABRT", SIGBUS: "SIGBUS", SIGFPE: "SIGFPE", SIGILL: "SIGILL", SIGKILL: "SIGKILL",
+            SIGSEGV: "SIGSEGV", SIGTERM: "SIGTERM", SIGTRAP: "SIGTRAP", SIGPIPE: "SIGPIPE", SIGINT: "SIGINT",
+            SIGHUP: "SIGHUP", SIGQUIT: "SIGQUIT", SIGSYS: "SIGSYS", SIGXCPU: "SIGXCPU",
         ]
         return "signal \(signal)" + (names[signal].map { " (\($0))" } ?? "")
     }

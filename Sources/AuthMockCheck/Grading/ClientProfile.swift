@@ -40,7 +40,8 @@ public struct ClientProfile: Sendable, Equatable {
 
     /// Both notes as the matrix shows them under the client.
     public var matrixNotes: String? {
-        let parts = [notes, tlsNotes.map { "**TLS and pinning.** " + $0 }].compactMap { $0?.trimmingCharacters(in: .whitespacesAndNewlines) }
+        let parts = [notes, tlsNotes.map { "**TLS and pinning.** " + $0 }]
+            .compactMap { $0?.trimmingCharacters(in: .whitespacesAndNewlines) }
             .filter { !$0.isEmpty }
         return parts.isEmpty ? nil : parts.joined(separator: "\n\n")
     }
@@ -69,8 +70,9 @@ public struct ClientProfile: Sendable, Equatable {
     public var directory: String?
 
     public init(
-        name: String, description: String = "", versionCommand: [String]? = nil, prepare: [String]? = nil, skipFeatures: [String] = [],
-        notes: String? = nil, command: [String], arguments: [ConditionalArguments] = [], perFetch: [String] = []
+        name: String, description: String = "", versionCommand: [String]? = nil, prepare: [String]? = nil,
+        skipFeatures: [String] = [], notes: String? = nil, command: [String], arguments: [ConditionalArguments] = [],
+        perFetch: [String] = []
     ) {
         self.name = name
         self.description = description
@@ -109,7 +111,10 @@ public struct ClientProfile: Sendable, Equatable {
             }
         }
 
-        public init(cases: [String], verdict: CaseVerdict, why: String, links: [String] = [], line: Int = 1, column: Int = 1, casePositions: [Position]? = nil) {
+        public init(
+            cases: [String], verdict: CaseVerdict, why: String, links: [String] = [], line: Int = 1, column: Int = 1,
+            casePositions: [Position]? = nil
+        ) {
             self.cases = cases
             self.verdict = verdict
             self.why = why
@@ -175,7 +180,8 @@ public struct ClientProfile: Sendable, Equatable {
 
         /// The last non-empty line, cut to 300 characters: usually the exception and its message.
         static func lastLine(_ text: some StringProtocol) -> String? {
-            text.split(whereSeparator: \.isNewline).last { !$0.allSatisfy(\.isWhitespace) }.map { String($0.trimmingCharacters(in: .whitespaces).prefix(300)) }
+            text.split(whereSeparator: \.isNewline).last { !$0.allSatisfy(\.isWhitespace) }
+                .map { String($0.trimmingCharacters(in: .whitespaces).prefix(300)) }
         }
     }
 
@@ -198,7 +204,8 @@ public struct ClientProfile: Sendable, Equatable {
     /// The client's environment variables for a case: those of `env:` whose placeholders are all given.
     public func environment(values: [String: String]) -> [String: String] {
         let complete = environment.filter { _, value in
-            ScenarioReader.placeholderNames(in: value).filter(Self.placeholders.contains).allSatisfy { values[$0] != nil }
+            ScenarioReader.placeholderNames(in: value).filter(Self.placeholders.contains)
+                .allSatisfy { values[$0] != nil }
         }
         return complete.mapValues { Self.substitute($0, values) }
     }
@@ -207,7 +214,8 @@ public struct ClientProfile: Sendable, Equatable {
     /// replaced by `values` (a placeholder with no value becomes the empty string).
     public func commandLine(values: [String: String], given: Set<String>, fetches: Int) -> [String] {
         var line = command
-        for conditional in arguments where conditional.when.allSatisfy(given.contains) && !conditional.unless.contains(where: given.contains) {
+        for conditional in arguments
+        where conditional.when.allSatisfy(given.contains) && !conditional.unless.contains(where: given.contains) {
             line += conditional.add
         }
         for _ in 0..<max(1, fetches) { line += perFetch }
@@ -233,17 +241,21 @@ public struct ClientProfile: Sendable, Equatable {
         return result + rest
     }
 
-    /// An absolute http(s) URL with a host and nothing a page could misread: no whitespace, quotes or angle brackets.
+    /// An absolute http(s) URL with a host and nothing a page could misread: no whitespace, quotes or angle
+    /// brackets.
     public static func isLink(_ text: String) -> Bool {
         let lower = text.lowercased()
-        guard let scheme = ["https://", "http://"].first(where: { lower.hasPrefix($0) }), let host = text.dropFirst(scheme.count).split(separator: "/").first,
-            !host.isEmpty
+        guard let scheme = ["https://", "http://"].first(where: { lower.hasPrefix($0) }),
+            let host = text.dropFirst(scheme.count).split(separator: "/").first, !host.isEmpty
         else { return false }
-        return !text.unicodeScalars.contains { $0.value <= 0x20 || $0.value == 0x7F || "\"'<>`\\".unicodeScalars.contains($0) }
+        return !text.unicodeScalars.contains {
+            $0.value <= 0x20 || $0.value == 0x7F || "\"'<>`\\".unicodeScalars.contains($0)
+        }
     }
 
     /// A profile for a bare command (`authmock check -- curl …`).
     public static func command(_ arguments: [String]) -> ClientProfile {
-        ClientProfile(name: arguments.first.map { String($0.split(separator: "/").last ?? Substring($0)) } ?? "client", command: arguments)
+        let name = arguments.first.map { String($0.split(separator: "/").last ?? Substring($0)) }
+        return ClientProfile(name: name ?? "client", command: arguments)
     }
 }

@@ -26,7 +26,9 @@ struct EntryMatcher: Sendable {
     /// Where a journal stops following patterns that must match in this order (other entries may come
     /// between): the first pattern no later entry matches, and the entry that matched the one before it.
     /// nil when every pattern is matched.
-    func unmatched(_ patterns: [EntryPattern], in entries: [JournalEntry]) -> (pattern: EntryPattern, after: JournalEntry?)? {
+    func unmatched(
+        _ patterns: [EntryPattern], in entries: [JournalEntry]
+    ) -> (pattern: EntryPattern, after: JournalEntry?)? {
         var next = 0
         var lastMatch: JournalEntry?
         for entry in entries where next < patterns.count {

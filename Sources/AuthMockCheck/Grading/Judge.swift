@@ -120,8 +120,10 @@ public struct Judge: Sendable {
             case .count(let pattern, let min, let max, let after):
                 // Without the feature only upper bounds (loops, leaks) still mean something.
                 if !implemented, max == nil { continue }
-                let finding = countFinding(pattern, min: implemented ? min : nil, max: max, after: after, entries, &narrator)
-                if let finding { failures.append((check.grade, narrator.broken(check, finding))) }
+                let min = implemented ? min : nil
+                if let finding = countFinding(pattern, min: min, max: max, after: after, entries, &narrator) {
+                    failures.append((check.grade, narrator.broken(check, finding)))
+                }
             }
         }
         return failures

@@ -6,25 +6,27 @@ internal import Foundation
 extension Narrator {
     func observe(_ observation: Check.Observation, _ entries: [JournalEntry]) -> String {
         let credentialed = entries.filter { $0.exchange > 0 && $0.credentials != nil }
+        let digest = credentialed.filter { AuthScheme(token: $0.credentials!.scheme) == .digest }
         switch observation {
         case .schemes:
             let schemes = credentialed.map { ($0.hop == .proxy ? "proxy " : "") + $0.credentials!.scheme }
             return schemes.isEmpty ? "no credentials sent" : Self.runs(schemes).joined(separator: " → ")
         case .algorithms:
-            let algorithms = credentialed.filter { AuthScheme(token: $0.credentials!.scheme) == .digest }.map { $0.credentials!.params?["algorithm"] ?? "MD5 (implied)" }
+            let algorithms = digest.map { $0.credentials!.params?["algorithm"] ?? "MD5 (implied)" }
             return algorithms.isEmpty ? "no Digest credentials sent" : Self.runs(algorithms).joined(separator: " → ")
         case .userhash:
-            let digest = credentialed.filter { AuthScheme(token: $0.credentials!.scheme) == .digest }
             guard !digest.isEmpty else { return "no Digest credentials sent" }
             let hashed = digest.filter { $0.credentials!.params?["userhash"]?.lowercased() == "true" }.count
-            return hashed == 0 ? "sent the user name in clear (no userhash)" : "hashed the user name in \(hashed) of \(digest.count) request(s)"
+            return hashed == 0
+                ? "sent the user name in clear (no userhash)"
+                : "hashed the user name in \(hashed) of \(digest.count) request(s)"
         case .nonceReuse:
-            let digest = credentialed.filter { AuthScheme(token: $0.credentials!.scheme) == .digest }
             guard !digest.isEmpty else { return "no Digest credentials sent" }
             let ncs = digest.compactMap { $0.credentials!.params?["nc"] }
             let reused = digest.filter { $0.nonceCount.map { $0 > 1 } ?? false }.count
             return reused == 0
-                ? "never reused a nonce (a new challenge for every request; nc \(Self.runs(ncs).joined(separator: ", ")))"
+                ? "never reused a nonce (a new challenge for every request; nc "
+                    + "\(Self.runs(ncs).joined(separator: ", ")))"
                 : "reused nonces in \(reused) request(s), nc \(ncs.joined(separator: ", "))"
         case .tlsConnections:
             // An observation quotes nothing: the story is told on a copy.
@@ -36,21 +38,31 @@ extension Narrator {
             let shapes = basic.map { entry in "\(Self.basicEncoding(entry)) → \(entry.status) \(entry.verdict)" }
             return Self.runs(shapes).joined(separator: "; ")
         case .credentialsByPath:
-            var paths: [(String, [String])] = []
-            for entry in entries where entry.exchange > 0 {
-                let path = String((entry.target ?? "?").prefix { $0 != "?" })
-                let scheme = entry.presentedScheme ?? "none"
-                let word = "\(scheme) → \(entry.status)"
-                if let index = paths.firstIndex(where: { $0.0 == path }) { paths[index].1.append(word) } else { paths.append((path, [word])) }
-            }
-            return paths.isEmpty ? "no requests" : paths.map { "\($0.0): \($0.1.joined(separator: ", "))" }.joined(separator: "; ")
+            return Self.credentialsByPath(entries)
         case .requestShape:
             let shapes = entries.filter { $0.exchange > 0 }.map { entry -> String in
-                let expect = entry.headers.first { $0.name.lowercased() == "expect" }.map { ", Expect: \($0.value)" } ?? ""
-                return "\(entry.method ?? "?") with \(entry.bodyBytes) body bytes\(expect) → \(entry.status)"
+                let expect = entry.headers.first { $0.name.lowercased() == "expect" }.map { ", Expect: \($0.value)" }
+                return "\(entry.method ?? "?") with \(entry.bodyBytes) body bytes\(expect ?? "") → \(entry.status)"
             }
             return shapes.isEmpty ? "no requests" : shapes.joined(separator: "; ")
         }
+    }
+
+    /// Per path, in order, the scheme of each request's credentials (or none) and the status answered.
+    static func credentialsByPath(_ entries: [JournalEntry]) -> String {
+        var paths: [(String, [String])] = []
+        for entry in entries where entry.exchange > 0 {
+            let path = String((entry.target ?? "?").prefix { $0 != "?" })
+            let scheme = entry.presentedScheme ?? "none"
+            let word = "\(scheme) → \(entry.status)"
+            if let index = paths.firstIndex(where: { $0.0 == path }) {
+                paths[index].1.append(word)
+            } else {
+                paths.append((path, [word]))
+            }
+        }
+        guard !paths.isEmpty else { return "no requests" }
+        return paths.map { "\($0.0): \($0.1.joined(separator: ", "))" }.joined(separator: "; ")
     }
 
     /// How a Basic credential's password was encoded, read from the header itself.
@@ -59,7 +71,8 @@ extension Narrator {
             let password = BasicCredentials(field: value)?.password
         else { return "not decodable" }
         if password.allSatisfy({ $0 < 0x80 }) {
-            return "the password in ASCII only (\(password.count) bytes: characters outside ASCII were replaced or dropped)"
+            return "the password in ASCII only (\(password.count) bytes: "
+                + "characters outside ASCII were replaced or dropped)"
         }
         if String(validating: password, as: UTF8.self) != nil { return "the password in UTF-8" }
         let hex = password.prefix(12).map { String(format: "%02x", $0) }.joined(separator: " ")
@@ -70,7 +83,11 @@ extension Narrator {
     static func runs(_ items: [String]) -> [String] {
         var result: [(String, Int)] = []
         for item in items {
-            if let last = result.last, last.0 == item { result[result.count - 1].1 += 1 } else { result.append((item, 1)) }
+            if let last = result.last, last.0 == item {
+                result[result.count - 1].1 += 1
+            } else {
+                result.append((item, 1))
+            }
         }
         return result.map { $0.1 == 1 ? $0.0 : "\($0.0) ×\($0.1)" }
     }
@@ -105,7 +122,8 @@ extension Narrator {
             let did: String
             switch entry.verdict {
             case .tlsHandshakeFailed:
-                did = "refused during the handshake" + (facts.alert.map { " (alert \($0))" } ?? "") + (entry.detail.map { ": \($0)" } ?? "")
+                did = "refused during the handshake" + (facts.alert.map { " (alert \($0))" } ?? "")
+                    + (entry.detail.map { ": \($0)" } ?? "")
             case .tlsNoRequest:
                 did = "completed the \(facts.version ?? "TLS") handshake, then closed without sending a request"
             default:
@@ -116,8 +134,11 @@ extension Narrator {
         var story = "shown " + (shown ?? "the scenario's certificate") + " — " + lines.joined(separator: "; ")
         // A renewal that kept the key tells a key pin from a certificate pin.
         switch sameKeyRenewal {
-        case true?: story += " — it went on over the renewed certificate whose key was unchanged: it pinned the key, or nothing"
-        case false?: story += " — it refused the renewed certificate although its key was unchanged: it pinned the certificate"
+        case true?:
+            story += " — it went on over the renewed certificate whose key was unchanged:"
+                + " it pinned the key, or nothing"
+        case false?:
+            story += " — it refused the renewed certificate although its key was unchanged: it pinned the certificate"
         case nil: break
         }
         return story

@@ -50,7 +50,9 @@ struct Narrator {
     }
 
     /// No request matched `pattern` (after `lastMatch`, which matched the pattern before it).
-    mutating func unmatched(_ pattern: EntryPattern, after lastMatch: JournalEntry?, _ entries: [JournalEntry]) -> String {
+    mutating func unmatched(
+        _ pattern: EntryPattern, after lastMatch: JournalEntry?, _ entries: [JournalEntry]
+    ) -> String {
         let requests = entries.filter { $0.exchange > 0 }
         var text = "no request was \(describe(pattern))"
         if let lastMatch {
@@ -67,13 +69,17 @@ struct Narrator {
         "no request was \(describe(after)), after which to count"
     }
 
-    mutating func tooMany(_ matched: [JournalEntry], _ pattern: EntryPattern, after: EntryPattern?, max: Int) -> String {
+    mutating func tooMany(
+        _ matched: [JournalEntry], _ pattern: EntryPattern, after: EntryPattern?, max: Int
+    ) -> String {
         let what = max == 0 ? "none expected" : "at most \(max) expected"
         return "\(matched.count) request(s) \(describe(pattern))\(scope(after)), \(what):"
             + quote(matched.prefix(4)) + (matched.count > 4 ? " …" : "")
     }
 
-    mutating func tooFew(_ matched: [JournalEntry], _ pattern: EntryPattern, after: EntryPattern?, min: Int) -> String {
+    mutating func tooFew(
+        _ matched: [JournalEntry], _ pattern: EntryPattern, after: EntryPattern?, min: Int
+    ) -> String {
         "\(matched.count) request(s) \(describe(pattern))\(scope(after)), at least \(min) expected"
             + (matched.isEmpty ? "" : ":" + quote(matched.prefix(4)))
     }
@@ -130,7 +136,8 @@ struct Narrator {
     /// The `Host` is shown when it is not `authority` (the case's own).
     static func summary(_ entry: JournalEntry, authority: String? = nil) -> String {
         if entry.requests != nil {
-            return "#\(entry.seq) TLS connection \(entry.connection): \(entry.verdict)" + (entry.detail.map { " (\($0))" } ?? "")
+            return "#\(entry.seq) TLS connection \(entry.connection): \(entry.verdict)"
+                + (entry.detail.map { " (\($0))" } ?? "")
         }
         var text = "#\(entry.seq) " + (entry.hop == .proxy ? "proxy " : "")
         text += "\(entry.method ?? "?") \(entry.target ?? "?")"
@@ -141,13 +148,17 @@ struct Narrator {
             if let nc = entry.credentials?.params?["nc"] { words.append("nc=\(nc)") }
             text += " [\(words.joined(separator: " "))]"
         }
-        if let host = entry.headers.first(where: { $0.name.lowercased() == "host" })?.value, host.lowercased() != authority {
+        if let host = entry.headers.first(where: { $0.name.lowercased() == "host" })?.value,
+            host.lowercased() != authority
+        {
             text += " Host: \(host)"
         }
         if let stream = entry.stream { text += " (h2 stream \(stream))" }
         text += entry.reset.map { " → RST_STREAM \($0) \(entry.verdict)" } ?? " → \(entry.status) \(entry.verdict)"
         if let leaks = entry.leaks, !leaks.isEmpty { text += " LEAK: " + leaks.joined(separator: ", ") }
-        if let hostile = entry.hostile { text += " (hostile: \(hostile.prefix(120))\(hostile.count > 120 ? "…" : ""))" }
+        if let hostile = entry.hostile {
+            text += " (hostile: \(hostile.prefix(120))\(hostile.count > 120 ? "…" : ""))"
+        }
         return text
     }
 

@@ -41,7 +41,9 @@ enum PatternKeys {
         // Verdict names; a trailing `*` matches a prefix (`digest.*`).
         PatternKey(
             "verdict", clause: .judgement, onTLSRecords: true, read: readVerdicts,
-            matches: { names, entry, _ in names.contains { EntryMatcher.verdict(entry.verdict.rawValue, matches: $0) } },
+            matches: { names, entry, _ in
+                names.contains { EntryMatcher.verdict(entry.verdict.rawValue, matches: $0) }
+            },
             words: { names, _ in "judged \(names.joined(separator: " or "))" }
         ),
         // The credentials the request carried for its own hop: none, any, or those of a scheme.
@@ -94,9 +96,10 @@ enum PatternKeys {
         // Whether the request arrived over TLS.
         .flag("tls", onTLSRecords: true, yes: "over TLS", no: "over cleartext") { entry, _ in entry.tls != nil },
         // Whether the connection's client presented a certificate (TLS connections only).
-        .flag("client-certificate", onTLSRecords: true, yes: "with a client certificate", no: "without a client certificate") {
-            entry, _ in entry.tls?.clientCertificate != nil
-        },
+        .flag(
+            "client-certificate", onTLSRecords: true,
+            yes: "with a client certificate", no: "without a client certificate"
+        ) { entry, _ in entry.tls?.clientCertificate != nil },
         // `intact`: exactly the bytes the case asked the client to send; `other`: another body (truncated,
         // empty, changed); `none`.
         PatternKey(
@@ -157,7 +160,8 @@ enum PatternKeys {
         PatternKey(
             "ntlm-version", read: readNTLMVersion,
             matches: { version, entry, _ in
-                entry.credentialParameters["message"] == "AUTHENTICATE" && entry.credentialParameters["version"] == version
+                entry.credentialParameters["message"] == "AUTHENTICATE"
+                    && entry.credentialParameters["version"] == version
             },
             words: { version, _ in "an NTLM AUTHENTICATE with an \(version) response" }
         ),
@@ -191,7 +195,9 @@ enum PatternKeys {
     private static func readVerdicts(_ reader: ScenarioReader, _ node: Node, _ field: String) -> [String]? {
         let items: [Node]
         if case .sequence(let list) = node {
-            if list.isEmpty { reader.report(node, "\(field) is an empty list", hint: "give a verdict or a list of them") }
+            if list.isEmpty {
+                reader.report(node, "\(field) is an empty list", hint: "give a verdict or a list of them")
+            }
             items = Array(list)
         } else {
             items = [node]

@@ -47,7 +47,10 @@ extension SchemeUse: Codable {
     public init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
         guard let use = SchemeUse(text) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not a scheme use: '\(text)'"))
+            let context = DecodingError.Context(
+                codingPath: decoder.codingPath, debugDescription: "not a scheme use: '\(text)'"
+            )
+            throw DecodingError.dataCorrupted(context)
         }
         self = use
     }
@@ -99,12 +102,14 @@ extension SuiteReport {
                 judgement = gate.having
                 if judgement.verdict != .pass {
                     let cited = evidence.compactMap { $0 }.map { "\($0.use) in `\($0.id)`" }.joined(separator: " and ")
-                    judgement.findings.insert("the client used \(cited) in this run, so it has the scheme and this case is judged", at: 0)
+                    let finding = "the client used \(cited) in this run, so it has the scheme and this case is judged"
+                    judgement.findings.insert(finding, at: 0)
                 }
             } else {
                 judgement = gate.lacking
                 if judgement.verdict == .unimplemented {
-                    let unused = zip(gate.needs, evidence).filter { $0.1 == nil }.map { $0.0.spoken }.joined(separator: " or ")
+                    let unused = zip(gate.needs, evidence).filter { $0.1 == nil }.map { $0.0.spoken }
+                        .joined(separator: " or ")
                     judgement.findings.append("no case of this run saw \(unused) from it")
                 }
             }
