@@ -17,9 +17,12 @@ public enum CellNoteCheck {
             self.unexplained = unexplained
         }
 
-        /// `file: warning: CASE is VERDICT in the run and no cells: entry explains it` for each unexplained cell.
+        /// `file: warning: CASE is VERDICT in the run and no cells: entry explains it` for each unexplained
+        /// cell.
         public func warnings(file: String) -> [String] {
-            unexplained.map { "\(file): warning: \($0.id) is \($0.verdict.rawValue) in the run and no `cells:` entry explains it" }
+            unexplained.map {
+                "\(file): warning: \($0.id) is \($0.verdict.rawValue) in the run and no `cells:` entry explains it"
+            }
         }
     }
 
@@ -28,15 +31,19 @@ public enum CellNoteCheck {
     ///   - file: the profile's path, for the diagnostics.
     ///   - known: the suite's case names when the suite is known; an entry naming another case is then a
     ///     contradiction. nil: only the cases of the run are checked.
-    public static func check(_ profile: ClientProfile, against suite: SuiteReport, file: String, known: [String]? = nil) -> Result {
+    public static func check(
+        _ profile: ClientProfile, against suite: SuiteReport, file: String, known: [String]? = nil
+    ) -> Result {
         var result = Result()
         let run = Dictionary(suite.cases.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         for note in profile.cells {
             for (id, position) in zip(note.cases, note.casePositions) {
                 if let known, !known.contains(id) {
+                    let hint = Suggestion.closest(to: id, in: known).map { "did you mean '\($0)'?" }
+                        ?? "`authmock check --list` shows the names; remove the entry if the case was removed"
                     result.contradictions.append(ScenarioDiagnostic(
-                        file: file, line: position.line, column: position.column, message: "no case '\(id)' in the suite",
-                        hint: Suggestion.closest(to: id, in: known).map { "did you mean '\($0)'?" } ?? "`authmock check --list` shows the names; remove the entry if the case was removed"
+                        file: file, line: position.line, column: position.column,
+                        message: "no case '\(id)' in the suite", hint: hint
                     ))
                     continue
                 }
@@ -48,7 +55,9 @@ public enum CellNoteCheck {
                 ))
             }
         }
-        result.unexplained = suite.cases.filter { $0.verdict != .pass && $0.verdict != .skip && profile.cellNote(for: $0.id) == nil }
+        result.unexplained = suite.cases.filter {
+            $0.verdict != .pass && $0.verdict != .skip && profile.cellNote(for: $0.id) == nil
+        }
         return result
     }
 }

@@ -40,7 +40,8 @@ struct ClientProcess {
     /// on PATH.
     static func resolve(_ program: String, environment: [String: String], directory: String) -> String? {
         if program.contains("/") {
-            let path = program.hasPrefix("/") ? program : URL(fileURLWithPath: directory).appendingPathComponent(program).path
+            let path = program.hasPrefix("/")
+                ? program : URL(fileURLWithPath: directory).appendingPathComponent(program).path
             return FileManager.default.isExecutableFile(atPath: path) ? path : nil
         }
         for directory in (environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":") {
@@ -54,31 +55,31 @@ struct ClientProcess {
     ///   - directory: where the output files go.
     ///   - workingDirectory: where the client runs; nil: authmock's own.
     static func run(
-        _ arguments: [String], environment: [String: String], directory: URL, workingDirectory: String? = nil, timeout: Double,
-        crash: ClientProfile.CrashSignature = .init()
+        _ arguments: [String], environment: [String: String], directory: URL, workingDirectory: String? = nil,
+        timeout: Double, crash: ClientProfile.CrashSignature = .init()
     ) async throws(LaunchError) -> Result {
         let workingDirectory = workingDirectory ?? FileManager.default.currentDirectoryPath
-        guard let program = arguments.first, let path = resolve(program, environment: environment, directory: workingDirectory) else {
+        guard let program = arguments.first,
+            let path = resolve(program, environment: environment, directory: workingDirectory)
+        else {
             throw .notFound(arguments.first ?? "")
         }
         let stdoutURL = directory.appendingPathComponent("stdout")
         let stderrURL = directory.appendingPathComponent("stderr")
-        _ = FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
+        let out = outputFile(stdoutURL)
+        let err = outputFile(stderrURL)
+        defer {
+            try? out?.close()
+            try? err?.close()
+        }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = Array(arguments.dropFirst())
         process.environment = environment
         process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory)
         process.standardInput = FileHandle.nullDevice
-        let out = try? FileHandle(forWritingTo: stdoutURL)
-        let err = try? FileHandle(forWritingTo: stderrURL)
         process.standardOutput = out
         process.standardError = err
-        defer {
-            try? out?.close()
-            try? err?.close()
-        }
         // The exit is reported by Foundation's termination handler (a SIGCHLD source), so the runner learns
         // of it at once instead of at the next tick of a poll; the deadline is a task racing it.
         let (exits, exited) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -108,23 +109,36 @@ struct ClientProcess {
         for await _ in exits {}
         watchdog.cancel()
         process.waitUntilExit()
+        let killed = timedOut.load(ordering: .relaxed)
+        let outcome = outcome(of: process, since: start, killed: killed, crash: crash, stderr: stderrURL)
+        return Result(outcome: outcome, stdout: tail(of: stdoutURL), stderr: tail(of: stderrURL))
+    }
+
+    /// An empty file at `url`, open for the client to write.
+    private static func outputFile(_ url: URL) -> FileHandle? {
+        _ = FileManager.default.createFile(atPath: url.path, contents: nil)
+        return try? FileHandle(forWritingTo: url)
+    }
+
+    /// How the process ended, once it has: its status or signal, its time, and what says it crashed.
+    private static func outcome(
+        of process: Process, since start: ContinuousClock.Instant, killed: Bool, crash: ClientProfile.CrashSignature,
+        stderr stderrURL: URL
+    ) -> ClientOutcome {
         let elapsed = ContinuousClock.now - start
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        let killed = timedOut.load(ordering: .relaxed)
         let signaled = process.terminationReason == .uncaughtSignal
         let status: Int32? = killed || signaled ? nil : process.terminationStatus
         var outcome = ClientOutcome(
-            exitStatus: status, timedOut: killed, signal: signaled && !killed ? process.terminationStatus : nil, seconds: (seconds * 1000).rounded() / 1000
+            exitStatus: status, timedOut: killed, signal: signaled && !killed ? process.terminationStatus : nil,
+            seconds: (seconds * 1000).rounded() / 1000
         )
         // The whole of stderr, not its tail: a traceback's first line can be far from its end.
         if !killed, !signaled, !crash.isEmpty {
             let text = (try? Data(contentsOf: stderrURL)).map { String(decoding: $0, as: UTF8.self) } ?? ""
             outcome.crash = crash.evidence(exitStatus: status, stderr: text)
         }
-        return Result(
-            outcome: outcome,
-            stdout: tail(of: stdoutURL), stderr: tail(of: stderrURL)
-        )
+        return outcome
     }
 
     static func tail(of url: URL) -> String {

@@ -19,17 +19,20 @@ extension Reports {
     ///   - cells: per client, its profile's `cells:` entries: each shown on its cell's page (why, links) and
     ///     marked on the index's cell.
     public static func html(
-        _ suites: [SuiteReport], cases: [ConformanceCase]? = nil, notes: [String: String] = [:], cells: [String: [ClientProfile.CellNote]] = [:],
-        title: String = "Conformance matrix"
+        _ suites: [SuiteReport], cases: [ConformanceCase]? = nil, notes: [String: String] = [:],
+        cells: [String: [ClientProfile.CellNote]] = [:], title: String = "Conformance matrix"
     ) -> [String: String] {
-        let definitions = Dictionary((cases ?? []).map { ($0.id, $0.definition) }, uniquingKeysWith: { first, _ in first })
+        let definitions = Dictionary(
+            (cases ?? []).map { ($0.id, $0.definition) }, uniquingKeysWith: { first, _ in first }
+        )
         var files: [String: String] = ["style.css": HTMLSite.stylesheet]
         files["index.html"] = HTMLSite.index(suites, notes: notes, cells: cells, title: title)
         for suite in suites {
             for report in suite.cases {
                 let definition = cases == nil ? nil : definitions[report.id]
+                let note = cells[suite.client]?.first { $0.cases.contains(report.id) }
                 files[HTMLSite.cellPath(client: suite.client, case: report.id)] = HTMLSite.cellPage(
-                    report, suite: suite, definition: definition, definitionsGiven: cases != nil, note: cells[suite.client]?.first { $0.cases.contains(report.id) },
+                    report, suite: suite, definition: definition, definitionsGiven: cases != nil, note: note,
                     siteTitle: title
                 )
             }
@@ -48,7 +51,8 @@ enum HTMLSite {
     /// never empty nor starting with a dot (a report cannot name `..` or a hidden file).
     static func component(_ name: String) -> String {
         var result = String(String.UnicodeScalarView(name.unicodeScalars.map { scalar in
-            scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || "._-".unicodeScalars.contains(scalar)) ? scalar : "_"
+            scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || "._-".unicodeScalars.contains(scalar))
+                ? scalar : "_"
         }))
         if result.isEmpty || result.hasPrefix(".") { result = "_" + result }
         return result

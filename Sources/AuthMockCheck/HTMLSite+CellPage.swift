@@ -36,9 +36,12 @@ extension HTMLSite {
         var rows: [Row] = []
 
         let outcome: (that: String, prefix: String)? = switch expectations.outcome {
-        case .success: ("the client succeeds (exit status 0)", "expected the client to succeed")
-        case .failure: ("the client reports the failure (non-zero exit status)", "expected the client to report failure")
-        case .any: nil
+        case .success:
+            ("the client succeeds (exit status 0)", "expected the client to succeed")
+        case .failure:
+            ("the client reports the failure (non-zero exit status)", "expected the client to report failure")
+        case .any:
+            nil
         }
         if let outcome {
             let state: State
@@ -60,8 +63,8 @@ extension HTMLSite {
                 state = .notJudged(reason)
             } else if case .observe = check.rule {
                 let prefix = check.that + ": "
-                state = report.observations.first { $0.hasPrefix(prefix) }.map { .observed(String($0.dropFirst(prefix.count))) }
-                    ?? .notJudged("nothing observed")
+                state = report.observations.first { $0.hasPrefix(prefix) }
+                    .map { .observed(String($0.dropFirst(prefix.count))) } ?? .notJudged("nothing observed")
             } else {
                 let prefix = "expected: \(check.that) — "
                 if let finding = report.findings.first(where: { $0.hasPrefix(prefix) }) {
@@ -85,10 +88,12 @@ extension HTMLSite {
     }
 
     static func cellPage(
-        _ report: CaseReport, suite: SuiteReport, definition: CaseDefinition?, definitionsGiven: Bool, note: ClientProfile.CellNote? = nil, siteTitle: String
+        _ report: CaseReport, suite: SuiteReport, definition: CaseDefinition?, definitionsGiven: Bool,
+        note: ClientProfile.CellNote? = nil, siteTitle: String
     ) -> String {
         let root = "../../"
-        var body = "<nav><a href=\"\(root)index.html\">← \(escape(siteTitle))</a> · <a href=\"\(root)index.html#client-\(component(suite.client))\">\(escape(suite.client))</a></nav>\n"
+        var body = "<nav><a href=\"\(root)index.html\">← \(escape(siteTitle))</a> · "
+            + "<a href=\"\(root)index.html#client-\(component(suite.client))\">\(escape(suite.client))</a></nav>\n"
         body += "<header>\n<h1><code>\(escape(report.id))</code> — \(escape(report.title))</h1>\n"
         let reference = report.reference ?? definition?.reference
         if let reference { body += "<p class=\"reference\">Reference: \(escape(reference))</p>\n" }
@@ -102,8 +107,10 @@ extension HTMLSite {
             body += expectations(definition, report)
         } else {
             body += definitionsGiven
-                ? "<p class=\"muted\">This case is not in the suite the report was rendered with: its expectations are not listed.</p>\n"
-                : "<p class=\"muted\">The report was rendered without the suite's case files: the expectations are not listed. The findings below name every broken one.</p>\n"
+                ? "<p class=\"muted\">This case is not in the suite the report was rendered with: "
+                    + "its expectations are not listed.</p>\n"
+                : "<p class=\"muted\">The report was rendered without the suite's case files: "
+                    + "the expectations are not listed. The findings below name every broken one.</p>\n"
         }
         body += "</section>\n"
 
@@ -113,28 +120,37 @@ extension HTMLSite {
         } else {
             body += "<ul>\n"
             for finding in report.findings { body += "<li class=\"finding\">\(escape(finding))</li>\n" }
-            for observation in report.observations { body += "<li class=\"observation\">\(escape(observation))</li>\n" }
+            for observation in report.observations {
+                body += "<li class=\"observation\">\(escape(observation))</li>\n"
+            }
             body += "</ul>\n"
         }
         body += "</section>\n"
 
         body += run(report)
+        body += journal(report)
+        return page(title: "\(suite.client) · \(report.id) — \(siteTitle)", root: root, body: body)
+    }
 
-        body += "<section class=\"exchanges\">\n<h2>Journal</h2>\n"
+    /// The journal's excerpt, the entries the findings quote outlined.
+    static func journal(_ report: CaseReport) -> String {
+        var html = "<section class=\"exchanges\">\n<h2>Journal</h2>\n"
         if !report.journal.isEmpty {
             var note = "\(report.journal.count) entr\(report.journal.count == 1 ? "y" : "ies") kept in the report"
             note += " (the first \(CheckRunner.journalExcerpt) and every one a finding quotes)"
             if let quoted = report.quoted, !quoted.isEmpty {
-                note += "; quoted by the findings: " + quoted.map { "<a href=\"#e\($0)\">#\($0)</a>" }.joined(separator: ", ")
+                note += "; quoted by the findings: "
+                    + quoted.map { "<a href=\"#e\($0)\">#\($0)</a>" }.joined(separator: ", ")
             }
-            body += "<p class=\"muted\">\(note).</p>\n"
+            html += "<p class=\"muted\">\(note).</p>\n"
         }
         if let quoted = report.quoted, !quoted.isEmpty {
-            body += "<style>\n" + quoted.map { "#e\($0)" }.joined(separator: ", ") + " { outline: 2px solid var(--quoted); outline-offset: 2px; }\n</style>\n"
+            html += "<style>\n" + quoted.map { "#e\($0)" }.joined(separator: ", ")
+                + " { outline: 2px solid var(--quoted); outline-offset: 2px; }\n</style>\n"
         }
-        body += report.journal.isEmpty ? "<p class=\"empty\">No request reached the server.</p>\n" : JournalHTML.entries(report.journal)
-        body += "</section>\n"
-        return page(title: "\(suite.client) · \(report.id) — \(siteTitle)", root: root, body: body)
+        html += report.journal.isEmpty
+            ? "<p class=\"empty\">No request reached the server.</p>\n" : JournalHTML.entries(report.journal)
+        return html + "</section>\n"
     }
 
     /// The profile's `cells:` entry for the cell: why (inline Markdown: code and links) and its links; or,
@@ -142,8 +158,10 @@ extension HTMLSite {
     static func why(_ note: ClientProfile.CellNote, _ report: CaseReport) -> String {
         var html = "<section class=\"why\">\n<h2>Why</h2>\n"
         guard note.holds(for: report) else {
-            html += "<p class=\"stale\">The profile's <code>cells:</code> entry explains \(badge(note.verdict)), but the run says \(badge(report.verdict)): "
-            html += "its explanation is left out until it is updated (<code>authmock matrix</code> reports it and fails).</p>\n"
+            html += "<p class=\"stale\">The profile's <code>cells:</code> entry explains \(badge(note.verdict)),"
+                + " but the run says \(badge(report.verdict)): "
+            html += "its explanation is left out until it is updated"
+                + " (<code>authmock matrix</code> reports it and fails).</p>\n"
             return html + "</section>\n"
         }
         html += "<div class=\"note\">\n" + markdown(note.why) + "</div>\n"
@@ -157,17 +175,23 @@ extension HTMLSite {
         var html = ""
         if !definition.expectations.implemented.isEmpty {
             let judge = Judge(expectations: definition.expectations, authority: "the case's host")
-            let needs = definition.expectations.implemented.map { "a request " + judge.describe($0) }.joined(separator: "; and ")
-            html += "<p class=\"gate\">Judged when the client sends \(escape(needs)); a client that never does has not implemented what the case exercises.</p>\n"
+            let needs = definition.expectations.implemented.map { "a request " + judge.describe($0) }
+                .joined(separator: "; and ")
+            html += "<p class=\"gate\">Judged when the client sends \(escape(needs));"
+                + " a client that never does has not implemented what the case exercises.</p>\n"
         }
         switch report.verdict {
         case .skip: html += "<p class=\"muted\">The case was skipped: the checks were not judged.</p>\n"
         case .error: html += "<p class=\"muted\">The runner could not judge the case: the checks were not judged.</p>\n"
-        case .unimplemented: html += "<p class=\"muted\">The client did not implement what the case exercises: only the bounds that hold for any client (loops, leaks) were judged.</p>\n"
+        case .unimplemented:
+            html += "<p class=\"muted\">The client did not implement what the case exercises:"
+                + " only the bounds that hold for any client (loops, leaks) were judged.</p>\n"
         default: break
         }
         let rows = rows(definition, report)
-        guard !rows.isEmpty else { return html + "<p class=\"muted\">The case sets no expectation beyond its verdict.</p>\n" }
+        guard !rows.isEmpty else {
+            return html + "<p class=\"muted\">The case sets no expectation beyond its verdict.</p>\n"
+        }
         html += "<ul class=\"checks\">\n"
         for row in rows {
             let (state, mark, label, detail): (String, String, String, String?) = switch row.state {
@@ -176,9 +200,13 @@ extension HTMLSite {
             case .notJudged(let why): ("not-judged", "–", "not judged", why)
             case .observed(let what): ("observed", "ℹ", "observed", what)
             }
-            html += "<li class=\"check \(state)\"><span class=\"mark\" title=\"\(label)\">\(mark)</span> <span class=\"state\">\(label)</span>"
+            html += "<li class=\"check \(state)\"><span class=\"mark\" title=\"\(label)\">\(mark)</span>"
+                + " <span class=\"state\">\(label)</span>"
             html += " <span class=\"that\">\(escape(row.that))</span>"
-            if let grade = row.grade { html += " <span class=\"grade\" title=\"the case's verdict when this is broken\">if broken: \(escape(grade))</span>" }
+            if let grade = row.grade {
+                html += " <span class=\"grade\" title=\"the case's verdict when this is broken\">"
+                    + "if broken: \(escape(grade))</span>"
+            }
             if let detail { html += "<div class=\"detail\">\(escape(detail))</div>" }
             html += "</li>\n"
         }
@@ -189,7 +217,8 @@ extension HTMLSite {
     static func run(_ report: CaseReport) -> String {
         var html = "<section class=\"run\">\n<h2>The client's run</h2>\n"
         if let command = report.command {
-            html += "<h3>Command</h3>\n<pre class=\"command\">\(escape(command.map(shellQuoted).joined(separator: " ")))</pre>\n"
+            let line = command.map(shellQuoted).joined(separator: " ")
+            html += "<h3>Command</h3>\n<pre class=\"command\">\(escape(line))</pre>\n"
         } else {
             html += "<p class=\"muted\">The client was not run for this case.</p>\n"
         }
@@ -202,8 +231,10 @@ extension HTMLSite {
         for (name, text) in [("stdout", report.stdout), ("stderr", report.stderr)] {
             guard let text else { continue }
             let (shown, dropped) = tail(text)
-            html += "<h3>\(name)" + (dropped > 0 ? " <span class=\"muted\">(the last lines; \(dropped) line(s) before them not shown)</span>" : "") + "</h3>\n"
-            html += text.isEmpty ? "<p class=\"muted\">(empty)</p>\n" : "<pre class=\"\(name)\">\(escape(shown))</pre>\n"
+            let cut = " <span class=\"muted\">(the last lines; \(dropped) line(s) before them not shown)</span>"
+            html += "<h3>\(name)" + (dropped > 0 ? cut : "") + "</h3>\n"
+            html += text.isEmpty
+                ? "<p class=\"muted\">(empty)</p>\n" : "<pre class=\"\(name)\">\(escape(shown))</pre>\n"
         }
         return html + "</section>\n"
     }
@@ -226,7 +257,9 @@ extension HTMLSite {
 
     /// An argument as a shell would need it, so that the command can be pasted.
     static func shellQuoted(_ argument: String) -> String {
-        let plain = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./_-")
+        let plain = CharacterSet(
+            charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./_-"
+        )
         if !argument.isEmpty, argument.unicodeScalars.allSatisfy(plain.contains) { return argument }
         // Control characters (a `-w '%{http_code}\n'`) as bash's $'…', so the command stays on one line.
         if argument.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
@@ -238,7 +271,8 @@ extension HTMLSite {
                 case "\r": quoted += "\\r"
                 case "'": quoted += "\\'"
                 case "\\": quoted += "\\\\"
-                case _ where scalar.value < 0x20 || scalar.value == 0x7F: quoted += String(format: "\\x%02x", scalar.value)
+                case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                    quoted += String(format: "\\x%02x", scalar.value)
                 default: quoted.unicodeScalars.append(scalar)
                 }
             }

@@ -21,7 +21,10 @@ public enum ReportMerge {
             guard parts.count > 1 else {
                 var single = parts[0]
                 if let shard = single.shard {
-                    throw Problem(description: "\(client): only shard \(shard) was given; give every shard's report, or run the whole suite without --shard")
+                    throw Problem(
+                        description: "\(client): only shard \(shard) was given; give every shard's report,"
+                            + " or run the whole suite without --shard"
+                    )
                 }
                 single.settleSchemeGates()
                 merged.append(single)
@@ -30,13 +33,17 @@ public enum ReportMerge {
             let shards = parts.map { $0.shard.flatMap(Shard.init) }
             guard let count = shards.first??.count, shards.allSatisfy({ $0?.count == count }) else {
                 let given = parts.map { $0.shard ?? "the whole suite" }.joined(separator: ", ")
-                throw Problem(description: "\(client): \(parts.count) reports that are not the shards of one run (\(given)); give each shard of one --shard I/N split once")
+                throw Problem(
+                    description: "\(client): \(parts.count) reports that are not the shards of one run (\(given));"
+                        + " give each shard of one --shard I/N split once"
+                )
             }
             let indexes = shards.map { $0!.index }
             let missing = (1...count).filter { !indexes.contains($0) }
             let repeated = Set(indexes.filter { index in indexes.filter { $0 == index }.count > 1 })
             guard missing.isEmpty, repeated.isEmpty else {
-                let what = (missing.map { "shard \($0)/\(count) is missing" } + repeated.sorted().map { "shard \($0)/\(count) is given twice" })
+                let what = missing.map { "shard \($0)/\(count) is missing" }
+                    + repeated.sorted().map { "shard \($0)/\(count) is given twice" }
                 throw Problem(description: "\(client): " + what.joined(separator: ", "))
             }
             var cases: [CaseReport] = []
@@ -44,7 +51,10 @@ public enum ReportMerge {
             for part in parts {
                 for report in part.cases {
                     guard seen.insert(report.id).inserted else {
-                        throw Problem(description: "\(client): case \(report.id) is in two shards; were they cut from different suites?")
+                        throw Problem(
+                            description: "\(client): case \(report.id) is in two shards;"
+                                + " were they cut from different suites?"
+                        )
                     }
                     cases.append(report)
                 }

@@ -11,8 +11,11 @@ public enum Reports {
         let number = String(repeating: " ", count: max(0, width - String(index).count)) + String(index)
         let seconds = report.outcome.map { String(format: "%.2f s", $0.seconds) } ?? ""
         // A gated verdict is settled once every case has ran; the closing table has the final one.
-        let pending = report.gate.map { "  (settled at the end: did it send \($0.needs.map(\.spoken).joined(separator: " and ")) elsewhere?)" } ?? ""
-        return "[\(number)/\(total)] \(pad(report.id, 40)) \(paint(pad(report.verdict.rawValue, 14), report.verdict, colour)) \(seconds)\(pending)"
+        let pending = report.gate.map {
+            "  (settled at the end: did it send \($0.needs.map(\.spoken).joined(separator: " and ")) elsewhere?)"
+        } ?? ""
+        let verdict = paint(pad(report.verdict.rawValue, 14), report.verdict, colour)
+        return "[\(number)/\(total)] \(pad(report.id, 40)) \(verdict) \(seconds)\(pending)"
     }
 
     /// The closing table: every case with its verdict, and under each non-pass what happened.
@@ -79,22 +82,28 @@ public enum Reports {
         let time = suite.cases.compactMap(\.outcome?.seconds).reduce(0, +)
         let name = "authmock check: " + suite.client
         var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
-        xml += #"<testsuites name="\#(escape(name))" tests="\#(suite.cases.count)" failures="\#(failures)" errors="\#(errors)" skipped="\#(skipped)" time="\#(String(format: "%.3f", time))">"# + "\n"
-        xml += #"  <testsuite name="\#(escape(name))" tests="\#(suite.cases.count)" failures="\#(failures)" errors="\#(errors)" skipped="\#(skipped)" time="\#(String(format: "%.3f", time))" timestamp="\#(escape(suite.started))">"# + "\n"
+        let counts = #"tests="\#(suite.cases.count)" failures="\#(failures)" errors="\#(errors)" skipped="\#(skipped)""#
+            + #" time="\#(String(format: "%.3f", time))""#
+        xml += #"<testsuites name="\#(escape(name))" \#(counts)>"# + "\n"
+        xml += #"  <testsuite name="\#(escape(name))" \#(counts) timestamp="\#(escape(suite.started))">"# + "\n"
         for report in suite.cases {
             let seconds = String(format: "%.3f", report.outcome?.seconds ?? 0)
-            xml += #"    <testcase classname="authmock.\#(escape(suite.client))" name="\#(escape(report.id + " — " + report.title))" time="\#(seconds)">"# + "\n"
+            xml += #"    <testcase classname="authmock.\#(escape(suite.client))""#
+                + #" name="\#(escape(report.id + " — " + report.title))" time="\#(seconds)">"# + "\n"
             let message = report.findings.first ?? report.verdict.rawValue
             let details = (report.findings + report.observations).joined(separator: "\n")
             switch report.verdict {
             case .fail:
-                xml += #"      <failure type="fail" message="\#(escape(message))">\#(escape(details + outputs(report)))</failure>"# + "\n"
+                xml += #"      <failure type="fail" message="\#(escape(message))">"#
+                    + #"\#(escape(details + outputs(report)))</failure>"# + "\n"
             case .error:
                 xml += #"      <error type="error" message="\#(escape(message))">\#(escape(details))</error>"# + "\n"
             case .skip, .unimplemented:
                 xml += #"      <skipped message="\#(escape(report.verdict.rawValue + ": " + message))"/>"# + "\n"
             case .pass, .nonStrict, .informational:
-                if !details.isEmpty { xml += "      <system-out>\(escape(report.verdict.rawValue + ": " + details))</system-out>\n" }
+                if !details.isEmpty {
+                    xml += "      <system-out>\(escape(report.verdict.rawValue + ": " + details))</system-out>\n"
+                }
             }
             xml += "    </testcase>\n"
         }
@@ -131,7 +140,10 @@ public enum Reports {
 
     /// One client's results as a Markdown table: case, verdict, and what happened for non-passes.
     public static func markdown(_ suite: SuiteReport) -> String {
-        var lines = ["### \(suite.client)" + (suite.version.map { " — \($0)" } ?? ""), "", "| case | verdict | what the client did |", "|---|---|---|"]
+        var lines = [
+            "### \(suite.client)" + (suite.version.map { " — \($0)" } ?? ""), "",
+            "| case | verdict | what the client did |", "|---|---|---|",
+        ]
         for report in suite.cases {
             let what = (report.findings + report.observations).joined(separator: "<br>")
             lines.append("| `\(report.id)` | \(symbol(report.verdict)) | \(cell(what)) |")
@@ -158,8 +170,8 @@ public enum Reports {
     ///   explanation under the table. A client that has an entry (even an empty list) has a profile, and its
     ///   non-pass cells without an entry are listed as unexplained.
     public static func matrix(
-        _ suites: [SuiteReport], notes: [String: String] = [:], cells: [String: [ClientProfile.CellNote]] = [:], guide: String? = nil,
-        title: String = "Conformance matrix"
+        _ suites: [SuiteReport], notes: [String: String] = [:], cells: [String: [ClientProfile.CellNote]] = [:],
+        guide: String? = nil, title: String = "Conformance matrix"
     ) -> String {
         let (ids, titles) = caseRows(suites)
         var lines = ["# \(title)", ""]
@@ -169,14 +181,20 @@ public enum Reports {
             lines.append(guide)
             lines.append("")
         }
-        lines.append("Verdicts: ✅ pass · ⚠️ non-strict (a SHOULD broken) · ℹ️ informational (client policy) · ➖ unimplemented · ❌ fail · 💥 error (runner) · ⏭ skip (feature not offered by the client).")
+        lines.append(
+            "Verdicts: ✅ pass · ⚠️ non-strict (a SHOULD broken) · ℹ️ informational (client policy)"
+                + " · ➖ unimplemented · ❌ fail · 💥 error (runner)"
+                + " · ⏭ skip (feature not offered by the client)."
+        )
         lines.append("")
         let columns: [CaseVerdict] = [.pass, .nonStrict, .informational, .unimplemented, .fail, .error, .skip]
         lines.append("| client | version | " + columns.map(\.rawValue).joined(separator: " | ") + " |")
         lines.append("|---|---|" + columns.map { _ in "---|" }.joined())
         for suite in suites {
             let counts = columns.map { String(suite.count($0)) }
-            lines.append("| \(suite.client) | \(cell(suite.version ?? "?")) | " + counts.joined(separator: " | ") + " |")
+            lines.append(
+                "| \(suite.client) | \(cell(suite.version ?? "?")) | " + counts.joined(separator: " | ") + " |"
+            )
         }
         lines.append("")
         lines.append("| case | " + suites.map(\.client).joined(separator: " | ") + " |")
@@ -185,51 +203,70 @@ public enum Reports {
             let cells = suites.map { suite -> String in
                 guard let report = suite.cases.first(where: { $0.id == id }) else { return " " }
                 let explained = cells[suite.client]?.contains { $0.cases.contains(id) } ?? false
-                return explained ? "[\(symbol(report.verdict))](#\(noteAnchor(client: suite.client, case: id)))" : symbol(report.verdict)
+                guard explained else { return symbol(report.verdict) }
+                return "[\(symbol(report.verdict))](#\(noteAnchor(client: suite.client, case: id)))"
             }
             lines.append("| `\(id)` \(cell(titles[id] ?? "")) | " + cells.joined(separator: " | ") + " |")
         }
         lines.append("")
         lines.append("## What each client did where it did not pass")
         for suite in suites {
-            lines.append("")
-            lines.append("### \(suite.client)")
-            if let note = notes[suite.client], !note.isEmpty {
-                lines.append("")
-                lines.append(note.trimmingCharacters(in: .whitespacesAndNewlines))
-            }
-            let entries = cells[suite.client] ?? []
-            let entry = { (id: String) in entries.first { $0.cases.contains(id) } }
-            let notable = suite.cases.filter { ($0.verdict != .pass && $0.verdict != .skip) || entry($0.id) != nil }
-            lines.append("")
-            if notable.isEmpty {
-                lines.append("Every case it ran passed.")
-                continue
-            }
-            for report in notable {
-                let what = (report.findings + report.observations).joined(separator: " ").replacingOccurrences(of: "\n", with: " ")
-                guard let note = entry(report.id) else {
-                    lines.append("- `\(report.id)` \(symbol(report.verdict)) \(report.verdict.rawValue): \(what)")
-                    continue
-                }
-                let anchor = "<a id=\"\(noteAnchor(client: suite.client, case: report.id))\"></a>"
-                lines.append("- \(anchor)`\(report.id)` \(symbol(report.verdict)) \(report.verdict.rawValue)" + (what.isEmpty ? "" : ": \(what)"))
-                lines.append("")
-                lines.append(contentsOf: explanation(note, report).map { $0.trimmingCharacters(in: .whitespaces).isEmpty ? "" : "  " + $0 })
-            }
-            let skipped = suite.cases.filter { $0.verdict == .skip && entry($0.id) == nil }.map(\.id)
-            if !skipped.isEmpty { lines.append("- skipped (features its profile says it lacks): " + skipped.map { "`\($0)`" }.joined(separator: ", ")) }
-            if cells[suite.client] != nil {
-                let unexplained = notable.filter { entry($0.id) == nil }.map(\.id)
-                if !unexplained.isEmpty {
-                    lines.append("- not explained yet (no `cells:` entry in its profile): " + unexplained.map { "`\($0)`" }.joined(separator: ", "))
-                }
-            }
+            lines += clientNotes(suite, note: notes[suite.client], cells: cells[suite.client])
         }
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// The anchor of a cell's explanation under the matrix, which the cell links to: `note-curl--digest.md5`.
+    /// One client's section under the matrix: its profile's notes, each case it did not pass (with the
+    /// `cells:` entry that explains it), the skipped ones and the ones no entry explains yet.
+    static func clientNotes(_ suite: SuiteReport, note: String?, cells: [ClientProfile.CellNote]?) -> [String] {
+        var lines = ["", "### \(suite.client)"]
+        if let note, !note.isEmpty {
+            lines.append("")
+            lines.append(note.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        let entries = cells ?? []
+        let entry = { (id: String) in entries.first { $0.cases.contains(id) } }
+        let notable = suite.cases.filter { ($0.verdict != .pass && $0.verdict != .skip) || entry($0.id) != nil }
+        lines.append("")
+        if notable.isEmpty {
+            lines.append("Every case it ran passed.")
+            return lines
+        }
+        for report in notable {
+            let what = (report.findings + report.observations).joined(separator: " ")
+                .replacingOccurrences(of: "\n", with: " ")
+            guard let note = entry(report.id) else {
+                lines.append("- `\(report.id)` \(symbol(report.verdict)) \(report.verdict.rawValue): \(what)")
+                continue
+            }
+            let anchor = "<a id=\"\(noteAnchor(client: suite.client, case: report.id))\"></a>"
+            lines.append(
+                "- \(anchor)`\(report.id)` \(symbol(report.verdict)) \(report.verdict.rawValue)"
+                    + (what.isEmpty ? "" : ": \(what)")
+            )
+            lines.append("")
+            lines.append(contentsOf: explanation(note, report).map {
+                $0.trimmingCharacters(in: .whitespaces).isEmpty ? "" : "  " + $0
+            })
+        }
+        let skipped = suite.cases.filter { $0.verdict == .skip && entry($0.id) == nil }.map(\.id)
+        if !skipped.isEmpty {
+            lines.append(
+                "- skipped (features its profile says it lacks): " + skipped.map { "`\($0)`" }.joined(separator: ", ")
+            )
+        }
+        let unexplained = notable.filter { entry($0.id) == nil }.map(\.id)
+        if cells != nil, !unexplained.isEmpty {
+            lines.append(
+                "- not explained yet (no `cells:` entry in its profile): "
+                    + unexplained.map { "`\($0)`" }.joined(separator: ", ")
+            )
+        }
+        return lines
+    }
+
+    /// The anchor of a cell's explanation under the matrix, which the cell links to:
+    /// `note-curl--digest.md5`.
     static func noteAnchor(client: String, case id: String) -> String {
         "note-\(HTMLSite.component(client))--\(HTMLSite.component(id))"
     }
@@ -239,7 +276,8 @@ public enum Reports {
     static func explanation(_ note: ClientProfile.CellNote, _ report: CaseReport) -> [String] {
         guard note.holds(for: report) else {
             return [
-                "⚠️ The profile's `cells:` entry explains \(note.verdict.rawValue), but the run says \(report.verdict.rawValue): "
+                "⚠️ The profile's `cells:` entry explains \(note.verdict.rawValue),"
+                    + " but the run says \(report.verdict.rawValue): "
                     + "its explanation is left out until it is updated (`authmock matrix` reports it and fails)."
             ]
         }

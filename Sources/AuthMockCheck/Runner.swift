@@ -28,9 +28,10 @@ public struct CaseReport: Sendable, Codable, Equatable {
     public var gate: SchemeGate?
 
     public init(
-        id: String, title: String, reference: String? = nil, verdict: CaseVerdict, findings: [String] = [], observations: [String] = [],
-        outcome: ClientOutcome? = nil, command: [String]? = nil, stdout: String? = nil, stderr: String? = nil, journal: [JournalEntry] = [],
-        quoted: [Int]? = nil, schemesUsed: [SchemeUse]? = nil, gate: SchemeGate? = nil
+        id: String, title: String, reference: String? = nil, verdict: CaseVerdict, findings: [String] = [],
+        observations: [String] = [], outcome: ClientOutcome? = nil, command: [String]? = nil, stdout: String? = nil,
+        stderr: String? = nil, journal: [JournalEntry] = [], quoted: [Int]? = nil, schemesUsed: [SchemeUse]? = nil,
+        gate: SchemeGate? = nil
     ) {
         self.id = id
         self.title = title
@@ -60,7 +61,10 @@ public struct SuiteReport: Sendable, Codable, Equatable {
     public var shard: String?
     public var cases: [CaseReport]
 
-    public init(client: String, version: String? = nil, authmock: String, started: String, shard: String? = nil, cases: [CaseReport]) {
+    public init(
+        client: String, version: String? = nil, authmock: String, started: String, shard: String? = nil,
+        cases: [CaseReport]
+    ) {
         self.client = client
         self.version = version
         self.authmock = authmock
@@ -108,8 +112,8 @@ public struct CheckRunner: Sendable {
     public static let journalCapacity = 200_000
 
     public init(
-        profile: ClientProfile, skipFeatures: Set<String> = [], defaultTimeout: Double = 10, authmockVersion: String = "",
-        progress: @escaping @Sendable (Int, Int, CaseReport) -> Void = { _, _, _ in }
+        profile: ClientProfile, skipFeatures: Set<String> = [], defaultTimeout: Double = 10,
+        authmockVersion: String = "", progress: @escaping @Sendable (Int, Int, CaseReport) -> Void = { _, _, _ in }
     ) {
         self.profile = profile
         self.skipFeatures = skipFeatures.union(profile.skipFeatures)
@@ -127,7 +131,8 @@ public struct CheckRunner: Sendable {
         defer { try? FileManager.default.removeItem(at: work) }
 
         let version = await clientVersion(in: work)
-        let prepareFailure: String? = if let prepare = profile.prepare { await runPrepare(prepare, in: work) } else { nil }
+        let prepareFailure: String? =
+            if let prepare = profile.prepare { await runPrepare(prepare, in: work) } else { nil }
         var reports = [CaseReport?](repeating: nil, count: cases.count)
         await withTaskGroup(of: (Int, CaseReport).self) { group in
             var next = 0
@@ -135,10 +140,12 @@ public struct CheckRunner: Sendable {
             func start(_ index: Int) {
                 group.addTask {
                     if let prepareFailure {
-                        return (index, Self.errorReport(cases[index], "the client profile's prepare step failed: \(prepareFailure)"))
+                        let reason = "the client profile's prepare step failed: \(prepareFailure)"
+                        return (index, Self.errorReport(cases[index], reason))
                     }
                     var report = await run(cases[index], in: work.appendingPathComponent(String(format: "%03d", index)))
-                    let quoted = (report.quoted ?? []) + (report.gate.map { $0.lacking.quoted + $0.having.quoted } ?? [])
+                    let quoted = (report.quoted ?? [])
+                        + (report.gate.map { $0.lacking.quoted + $0.having.quoted } ?? [])
                     report.journal = Self.excerpt(report.journal, keeping: Set(quoted))
                     return (index, report)
                 }
@@ -158,7 +165,8 @@ public struct CheckRunner: Sendable {
             }
         }
         var suite = SuiteReport(
-            client: profile.name, version: version, authmock: authmockVersion, started: started, shard: shard?.description, cases: reports.compactMap { $0 }
+            client: profile.name, version: version, authmock: authmockVersion, started: started,
+            shard: shard?.description, cases: reports.compactMap { $0 }
         )
         suite.settleSchemeGates()
         return suite
@@ -167,9 +175,12 @@ public struct CheckRunner: Sendable {
     /// Runs one case in its own directory (certificates, body file, captured output).
     public func run(_ item: ConformanceCase, in directory: URL) async -> CaseReport {
         let definition = item.definition
-        if let missing = definition.features.first(where: { $0.split(separator: "|").allSatisfy { skipFeatures.contains(String($0)) } }) {
+        if let missing = definition.features.first(where: {
+            $0.split(separator: "|").allSatisfy { skipFeatures.contains(String($0)) }
+        }) {
             var report = Self.report(item, verdict: .skip)
-            report.findings = ["the client does not support \(missing.replacingOccurrences(of: "|", with: " or ")) (profile or --skip-feature)"]
+            let lacking = missing.replacingOccurrences(of: "|", with: " or ")
+            report.findings = ["the client does not support \(lacking) (profile or --skip-feature)"]
             return report
         }
         do {
@@ -177,7 +188,8 @@ public struct CheckRunner: Sendable {
         } catch {
             return Self.errorReport(item, "cannot create \(directory.path): \(error)")
         }
-        let server = AuthMockServer(scenario: item.scenario, configuration: Self.serverConfiguration(for: definition, in: directory))
+        let configuration = Self.serverConfiguration(for: definition, in: directory)
+        let server = AuthMockServer(scenario: item.scenario, configuration: configuration)
         do {
             try await server.start()
         } catch {
@@ -191,14 +203,15 @@ public struct CheckRunner: Sendable {
             return Self.errorReport(item, "cannot prepare the case's inputs: \(error)")
         }
         let command = profile.commandLine(
-            values: inputs.values, given: inputs.given, fetches: definition.request.repeatCount * definition.request.parallel
+            values: inputs.values, given: inputs.given,
+            fetches: definition.request.repeatCount * definition.request.parallel
         )
         let timeout = definition.timeout ?? defaultTimeout
         let result: ClientProcess.Result
         do {
             result = try await ClientProcess.run(
-                command, environment: inputs.environment, directory: directory, workingDirectory: profile.directory, timeout: timeout,
-                crash: profile.crash
+                command, environment: inputs.environment, directory: directory, workingDirectory: profile.directory,
+                timeout: timeout, crash: profile.crash
             )
         } catch {
             try? await server.shutdown()
@@ -212,23 +225,7 @@ public struct CheckRunner: Sendable {
         let evicted = server.journalEvicted
         try? await server.shutdown()
 
-        let judge = Judge(
-            expectations: definition.expectations, authority: inputs.authority,
-            bodySHA256: definition.request.body.map(Judge.sha256Hex), timeout: timeout, shown: item.scenario.tls?.shownToClients,
-            credentialHeaders: profile.credentialHeaders
-        )
-        var judgement = judge.judge(journal, outcome: result.outcome)
-        // A gate the journal does not meet is settled by the whole run: judge both ways now.
-        let open = judge.openSchemes(journal)
-        var having = open.isEmpty ? nil : judge.judge(journal, outcome: result.outcome, implementedAnyway: true)
-        if evicted > 0 {
-            let note = "the client made so many requests that the first \(evicted) journal entries were dropped; the judgement covers the last \(journal.count)"
-            judgement.findings.append(note)
-            having?.findings.append(note)
-        }
-        var report = Self.report(item, judgement: judgement, journal: journal)
-        report.schemesUsed = Judge.schemesUsed(journal).sorted()
-        report.gate = having.map { SchemeGate(needs: open, lacking: judgement, having: $0) }
+        var report = judged(item, journal, evicted: evicted, outcome: result.outcome, inputs: inputs, timeout: timeout)
         report.outcome = result.outcome
         report.command = command
         report.stdout = result.stdout
@@ -236,12 +233,40 @@ public struct CheckRunner: Sendable {
         return report
     }
 
+    /// The case's report from its journal: judged now, and also as if the client had the schemes its gate
+    /// names when the journal does not show them (the run settles which holds).
+    func judged(
+        _ item: ConformanceCase, _ journal: [JournalEntry], evicted: Int, outcome: ClientOutcome, inputs: Inputs,
+        timeout: Double
+    ) -> CaseReport {
+        let definition = item.definition
+        let judge = Judge(
+            expectations: definition.expectations, authority: inputs.authority,
+            bodySHA256: definition.request.body.map(Judge.sha256Hex), timeout: timeout,
+            shown: item.scenario.tls?.shownToClients, credentialHeaders: profile.credentialHeaders
+        )
+        var judgement = judge.judge(journal, outcome: outcome)
+        // A gate the journal does not meet is settled by the whole run: judge both ways now.
+        let open = judge.openSchemes(journal)
+        var having = open.isEmpty ? nil : judge.judge(journal, outcome: outcome, implementedAnyway: true)
+        if evicted > 0 {
+            let note = "the client made so many requests that the first \(evicted) journal entries were dropped;"
+                + " the judgement covers the last \(journal.count)"
+            judgement.findings.append(note)
+            having?.findings.append(note)
+        }
+        var report = Self.report(item, judgement: judgement, journal: journal)
+        report.schemesUsed = Judge.schemesUsed(journal).sorted()
+        report.gate = having.map { SchemeGate(needs: open, lacking: judgement, having: $0) }
+        return report
+    }
+
     /// A server on a free port whose limits fit the case, its certificates in the case's directory.
     static func serverConfiguration(for definition: CaseDefinition, in directory: URL) -> ServerConfiguration {
         let bodySize = definition.request.body?.count ?? 0
         return ServerConfiguration(
-            port: 0, maxBodySize: max(1024 * 1024, bodySize + 1024), journalCapacity: journalCapacity, shutdownGracePeriod: .seconds(1),
-            certificatesDirectory: directory.appendingPathComponent("certs").path
+            port: 0, maxBodySize: max(1024 * 1024, bodySize + 1024), journalCapacity: journalCapacity,
+            shutdownGracePeriod: .seconds(1), certificatesDirectory: directory.appendingPathComponent("certs").path
         )
     }
 
@@ -264,8 +289,9 @@ public struct CheckRunner: Sendable {
 
     static func report(_ item: ConformanceCase, verdict: CaseVerdict) -> CaseReport {
         CaseReport(
-            id: item.id, title: item.definition.title, reference: item.definition.reference, verdict: verdict, findings: [], observations: [],
-            outcome: nil, command: nil, stdout: nil, stderr: nil, journal: [], quoted: nil, schemesUsed: nil, gate: nil
+            id: item.id, title: item.definition.title, reference: item.definition.reference, verdict: verdict,
+            findings: [], observations: [], outcome: nil, command: nil, stdout: nil, stderr: nil, journal: [],
+            quoted: nil, schemesUsed: nil, gate: nil
         )
     }
 
@@ -278,7 +304,8 @@ public struct CheckRunner: Sendable {
     func clientVersion(in directory: URL) async -> String? {
         guard let command = profile.versionCommand else { return nil }
         let result = try? await ClientProcess.run(
-            command, environment: ProcessInfo.processInfo.environment, directory: directory, workingDirectory: profile.directory, timeout: 20
+            command, environment: ProcessInfo.processInfo.environment, directory: directory,
+            workingDirectory: profile.directory, timeout: 20
         )
         guard let result, result.outcome.exitStatus == 0 else { return nil }
         let line = (result.stdout.isEmpty ? result.stderr : result.stdout).split(separator: "\n").first.map(String.init)
@@ -291,12 +318,13 @@ public struct CheckRunner: Sendable {
         try? FileManager.default.createDirectory(at: prepareDirectory, withIntermediateDirectories: true)
         do {
             let result = try await ClientProcess.run(
-                command, environment: ProcessInfo.processInfo.environment, directory: prepareDirectory, workingDirectory: profile.directory,
-                timeout: 600
+                command, environment: ProcessInfo.processInfo.environment, directory: prepareDirectory,
+                workingDirectory: profile.directory, timeout: 600
             )
             guard result.outcome.exitStatus == 0 else {
                 let lastLine = result.stderr.split(separator: "\n").last.map(String.init) ?? ""
-                return "\(command.joined(separator: " ")) exited \(result.outcome.exitStatus.map(String.init) ?? "on a signal"): \(lastLine.suffix(300))"
+                let status = result.outcome.exitStatus.map(String.init) ?? "on a signal"
+                return "\(command.joined(separator: " ")) exited \(status): \(lastLine.suffix(300))"
             }
             return nil
         } catch {

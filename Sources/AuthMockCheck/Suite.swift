@@ -24,12 +24,15 @@ public enum Suite {
         public var description: String { diagnostics.map(\.description).joined(separator: "\n") }
     }
 
-    /// Loads every `*.yaml` of `directory`, in the order of the cases' names. Files without a `case:` section are not
-    /// cases and are refused, so that a suite never silently shrinks. Two files may not share a name.
+    /// Loads every `*.yaml` of `directory`, in the order of the cases' names. Files without a `case:` section
+    /// are not cases and are refused, so that a suite never silently shrinks. Two files may not share a name.
     public static func load(directory: String) throws(LoadError) -> [ConformanceCase] {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
             throw LoadError(diagnostics: [
-                ScenarioDiagnostic(file: directory, line: 1, column: 1, message: "cannot read the suite directory", hint: "give --suite a directory of case files, e.g. scenarios/conformance")
+                ScenarioDiagnostic(
+                    file: directory, line: 1, column: 1, message: "cannot read the suite directory",
+                    hint: "give --suite a directory of case files, e.g. scenarios/conformance"
+                )
             ])
         }
         let paths = names.sorted().filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }.map {
@@ -40,7 +43,9 @@ public enum Suite {
         let loaded = Mutex([Result<CaseLoader.File, ScenarioLoadError>?](repeating: nil, count: paths.count))
         DispatchQueue.concurrentPerform(iterations: paths.count) { index in
             // An unreadable file is a diagnostic at path:1:1, like any other problem of the file.
-            let result = Result { () throws(ScenarioLoadError) in try CaseLoader.load(file: paths[index], files: .fileSystem) }
+            let result = Result { () throws(ScenarioLoadError) in
+                try CaseLoader.load(file: paths[index], files: .fileSystem)
+            }
             loaded.withLock { $0[index] = result }
         }
         var cases: [ConformanceCase] = []
@@ -57,7 +62,11 @@ public enum Suite {
                     continue
                 }
                 if let other = seen[scenario.name] {
-                    diagnostics.append(ScenarioDiagnostic(file: path, line: 1, column: 1, message: "case name '\(scenario.name)' is also used by \(other)", hint: "give every case its own name"))
+                    diagnostics.append(ScenarioDiagnostic(
+                        file: path, line: 1, column: 1,
+                        message: "case name '\(scenario.name)' is also used by \(other)",
+                        hint: "give every case its own name"
+                    ))
                     continue
                 }
                 seen[scenario.name] = path
