@@ -97,10 +97,28 @@ public struct EnginePair: Sendable {
         origin.recordHTTP2Failure(request, connection: connection, reset: reset, goaway: goaway, verdict: verdict, detail: detail, now: now)
     }
 
-    /// What must run off the event loop before ``handle(_:now:)`` answers `request` (a slow password
-    /// hash), if anything.
-    public func slowPasswordCheck(_ request: Request) -> (@Sendable () -> Void)? {
-        origin.slowPasswordCheck(request)
+    /// What the shell does with a request to `hop`, decided in one call: answer it now, or first run a
+    /// slow password check off the event loop (bcrypt and friends are slow by design) and then ask
+    /// ``answer(_:hop:now:)``, which finds the check's result and answers at once. The answer is the same
+    /// either way; only where the hashing runs differs.
+    public enum Plan: Sendable {
+        case answer(Exchange)
+        case verifyFirst(SlowCheck)
+    }
+
+    /// Plans the answer to `request` on `hop` (see ``Plan``).
+    public mutating func plan(_ request: Request, hop: Hop, now: Date) -> Plan {
+        let engine = hop == .origin ? origin : proxy
+        if let work = engine?.slowPasswordCheck(request) { return .verifyFirst(SlowCheck(work: work)) }
+        return .answer(answer(request, hop: hop, now: now))
+    }
+
+    /// Answers `request` on `hop`: the origin, or the forward proxy (a 404 when the scenario has none).
+    public mutating func answer(_ request: Request, hop: Hop, now: Date) -> Exchange {
+        switch hop {
+        case .origin: handle(request, now: now)
+        case .proxy: handleProxy(request, now: now)
+        }
     }
 
     /// Whether the origin challenges `request` whatever its body (see ``Engine/challengesBeforeBody(_:)``).
@@ -187,4 +205,13 @@ public struct EnginePair: Sendable {
         defer { swap(&origin.log, &proxy!.log) }
         return body(&proxy!, &random)
     }
+}
+
+/// The slow part of answering a request (checking a password against a crypt(3) hash that was not
+/// checked before), for the shell to run off its event loop. Running it leaves the result where the
+/// engine finds it; it touches nothing else.
+public struct SlowCheck: Sendable {
+    let work: @Sendable () -> Void
+
+    public func run() { work() }
 }

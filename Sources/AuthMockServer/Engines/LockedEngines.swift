@@ -97,9 +97,28 @@ final class LockedEngines: Sendable {
         }
     }
 
-    /// What must run off the event loop before `handle` (a slow password hash), if anything.
-    func slowPasswordCheck(_ request: Request) -> (@Sendable () -> Void)? {
-        read { $0.slowPasswordCheck(request) }
+    /// Plans the answer to a request on `hop`: now, or after a slow check (see ``EnginePair/Plan``).
+    func plan(_ request: Request, hop: Hop) -> EnginePair.Plan {
+        // The journal page can be large: copy it under the lock, encode it outside.
+        if hop == .origin, let since = Engine.journalPageRequest(request) {
+            return .answer(Exchange(response: Engine.json(read { $0.journalPage(since: since) })))
+        }
+        return decide { pair, now in
+            let plan = pair.plan(request, hop: hop, now: now)
+            guard case .answer(let exchange) = plan else { return (plan, []) }
+            return (plan, exchange.journalEntries)
+        }
+    }
+
+    /// Answers a request on `hop` once its slow check ran.
+    func answer(_ request: Request, hop: Hop) -> Exchange {
+        if hop == .origin, let since = Engine.journalPageRequest(request) {
+            return Exchange(response: Engine.json(read { $0.journalPage(since: since) }))
+        }
+        return decide { pair, now in
+            let exchange = pair.answer(request, hop: hop, now: now)
+            return (exchange, exchange.journalEntries)
+        }
     }
 
     func challengesBeforeBody(_ request: Request) -> Bool {

@@ -25,14 +25,16 @@ final class OriginResponder: ExchangeResponder {
         // The origin upgrades nothing: after `Upgrade: h2c` (or a CONNECT sent to it) the connection
         // goes on in HTTP/1.1, read by a fresh decoder.
         if let decoder, RequestDecoderSlot.stopsDecoder(incoming.head) { decoder.renew(context: context) }
-        guard let slowCheck = engines.slowPasswordCheck(incoming.request) else {
-            answer(incoming, exchange: engines.handle(incoming.request), writer: writer, context: context)
-            return
-        }
-        let loopBound = NIOLoopBound((self, writer, context), eventLoop: context.eventLoop)
-        SlowHashHop.run(slowCheck, on: context.eventLoop).whenComplete { _ in
-            let (responder, writer, context) = loopBound.value
-            responder.answer(incoming, exchange: responder.engines.handle(incoming.request), writer: writer, context: context)
+        switch engines.plan(incoming.request, hop: .origin) {
+        case .answer(let exchange):
+            answer(incoming, exchange: exchange, writer: writer, context: context)
+        case .verifyFirst(let check):
+            let loopBound = NIOLoopBound((self, writer, context), eventLoop: context.eventLoop)
+            SlowHashHop.run(check.run, on: context.eventLoop).whenComplete { _ in
+                let (responder, writer, context) = loopBound.value
+                let exchange = responder.engines.answer(incoming.request, hop: .origin)
+                responder.answer(incoming, exchange: exchange, writer: writer, context: context)
+            }
         }
     }
 
