@@ -93,11 +93,7 @@ let package = Package(
         // The fixture library: a thin, test-friendly face on AuthMockServer (no second implementation).
         .target(
             name: "AuthMock",
-            dependencies: [
-                "AuthMockCore",
-                "AuthMockServer",
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-            ],
+            dependencies: ["AuthMockCore", "AuthMockServer"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
