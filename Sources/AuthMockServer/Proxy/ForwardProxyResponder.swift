@@ -68,6 +68,7 @@ final class ForwardProxyResponder: ExchangeResponder {
             decoderContext.writeAndFlush(NIOAny(ResponseWriter.tunnelEstablished(allocator: channel.allocator)), promise: nil)
             try stack.tunnel(channel, origin)
             engines.connectionClosed(proxyConnection)  // the proxy's state for this connection ends here
+            // NIO's back-pressure handler re-issues a read it was holding as it goes.
             sync.removeHandler(stack.backPressure, promise: nil)
             sync.removeHandler(context: context, promise: nil)  // the proxy connection's ExchangeHandler
             // Last: removing the decoder forwards the bytes it holds into the origin's handlers.

@@ -14,7 +14,7 @@ import NIOTLS
 ///  → TLSConnectionObserver]                        the cipher, then leaves; the observer journals the rest)
 /// ConnectionGuard                                  header and idle timeouts, below the HTTP codec
 /// HTTP codec + HTTPServerPipelineHandler           NIO's; one request at a time, graceful quiescing
-/// BackPressureHandler                              holds reads while the client does not read
+/// BackPressureHandler                              NIO's; holds reads while the client does not read
 /// ExchangeHandler (origin) → OriginResponder       parts → Request; the engine's answer → ResponseWriter
 /// ```
 /// Over HTTP/2 (ALPN `h2`, or the preface on a prior-knowledge listener) the guard counts streams, NIO's
