@@ -52,6 +52,7 @@ EXTERNAL_TYPES = {
     "HTTPRequestDecoder": ("NIOHTTP1", "the HTTP/1.1 parser RequestDecoderSlot renews"),
     "HTTPResponseEncoder": ("NIOHTTP1", "frames HTTP/1.1 answers"),
     "HTTPServerPipelineHandler": ("NIOHTTP1", "one request at a time, quiescing"),
+    "NIOAny": ("NIOCore", "the box a pipeline stage passes data in"),
     "NIOHTTP2Handler": ("NIOHTTP2", "the HTTP/2 connection handler and its stream multiplexer"),
     "NIOHTTPResponseHeadersValidator": ("NIOHTTP1", "refuses invalid response header fields"),
     "NIOLockedValueBox": ("NIOConcurrencyHelpers", "the lock around the engines"),
