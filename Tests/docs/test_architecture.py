@@ -11,7 +11,8 @@ What counts, in each `inline code` span outside fenced blocks:
 - a Swift type: an UpperCamelCase identifier, optionally `Type.member` or `Type.member(…)`, whose `Type`
   part must be declared (struct, class, enum, protocol, actor, typealias or extension) in a Swift file under
   Sources/, Tests/ or Fuzz/, or be a module of one of the packages (a target or a product it depends on),
-  or be in EXTERNAL_TYPES below, each with the module it comes from.
+  or be in EXTERNAL_TYPES below, each with the module it comes from. The `member` (of a type of ours) must
+  be an identifier that Swift code there uses: a loose check, which catches a renamed or made-up method.
 - an extension file's name without `.swift` (`Engine+Decide`): such a file must exist under Sources/,
   Tests/ or Fuzz/.
 
@@ -80,6 +81,7 @@ TARGET_NAME = re.compile(
 )
 PROTOCOL_ID = re.compile(r"^(?i:https?)/\d(?:\.\d)?$")
 GLOB = re.compile(r"[*?\[]")
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def spans(text):
@@ -95,14 +97,24 @@ def spans(text):
             yield number, match.group(2).strip()
 
 
+def swift_sources(root=ROOT):
+    """(path, code) of every Swift file under Sources/, Tests/ and Fuzz/, without its comment lines."""
+    for folder in DECLARATION_ROOTS:
+        for path in sorted((root / folder).rglob("*.swift")):
+            if ".build" in path.parts:
+                continue
+            code = "\n".join(
+                line for line in path.read_text(encoding="utf-8", errors="replace").splitlines()
+                if not line.lstrip().startswith("//")  # "the struct Foo" in a comment declares nothing
+            )
+            yield path, code
+
+
 def declared_names(root=ROOT):
     """Names declared in Swift under Sources/, Tests/ and Fuzz/, and the packages' module names."""
     names = set()
-    for folder in DECLARATION_ROOTS:
-        for path in (root / folder).rglob("*.swift"):
-            if ".build" in path.parts:
-                continue
-            names.update(DECLARATION.findall(path.read_text(encoding="utf-8", errors="replace")))
+    for _, code in swift_sources(root):
+        names.update(DECLARATION.findall(code))
     for package in PACKAGES:
         path = root / package
         if path.exists():
@@ -111,10 +123,15 @@ def declared_names(root=ROOT):
 
 
 def swift_file_stems(root=ROOT):
-    stems = set()
-    for folder in DECLARATION_ROOTS:
-        stems.update(p.stem for p in (root / folder).rglob("*.swift") if ".build" not in p.parts)
-    return stems
+    return {path.stem for path, _ in swift_sources(root)}
+
+
+def identifiers(root=ROOT):
+    """Every identifier the Swift code uses: a loose check that `Type.member` names a real member."""
+    words = set()
+    for _, code in swift_sources(root):
+        words.update(IDENTIFIER.findall(code))
+    return words
 
 
 def looks_like_path(token):
@@ -130,10 +147,9 @@ def path_exists(token, root=ROOT):
     return path.is_dir() if token.endswith("/") else path.exists()
 
 
-def problems(text, root=ROOT, names=None, stems=None):
-    """Every path or type the text names that does not exist, as `line N: … ` strings, in line order."""
-    names = declared_names(root) if names is None else names
-    stems = swift_file_stems(root) if stems is None else stems
+def problems(text, root=ROOT):
+    """Every path or type the text names that does not exist, as `line N: …` strings, in line order."""
+    names, stems, words = declared_names(root), swift_file_stems(root), identifiers(root)
     found = []
     for number, token in spans(text):
         if not token:
@@ -155,9 +171,13 @@ def problems(text, root=ROOT, names=None, stems=None):
         if not match or not re.search(r"[a-z]", match.group(1)):
             continue  # not UpperCamelCase: a constant (GOAWAY, RST_STREAM) or prose
         name = match.group(1)
-        if name not in names and name not in EXTERNAL_TYPES:
+        if name in EXTERNAL_TYPES:
+            continue
+        if name not in names:
             found.append(f"line {number}: type `{name}` (in `{token}`) is declared nowhere in "
                          f"{', '.join(DECLARATION_ROOTS)} and is not a known external type")
+        elif match.group(2) and match.group(2).split(".")[1] not in words:
+            found.append(f"line {number}: `{name}` has no member `{match.group(2).split('.')[1]}` (in `{token}`)")
     return found
 
 
@@ -193,7 +213,7 @@ SYNTHETIC = """\
 # A doc
 
 `Engine` decides; `Engine.handle(_:now:random:)` too; `EmbeddedChannel` is NIO's.
-`Frobnicator` does not exist, nor does `Frobnicator.shared`.
+`Frobnicator` does not exist, nor does `Frobnicator.shared`, nor `Engine.frobnicate(_:)`.
 `Sources/AuthMockCore/Engine/Engine.swift` and `Sources/AuthMockCore/Engine/Engine+*.swift` exist.
 `Sources/AuthMockCore/Engine/Nope.swift` and `Sources/Nowhere/*.swift` do not.
 `ci/test` runs `python3 -m pytest Tests/docs`, but not `ci/nothing --flag`.
@@ -214,6 +234,7 @@ def test_the_checker_reports_made_up_names_with_their_lines():
         "known external type",
         "line 4: type `Frobnicator` (in `Frobnicator.shared`) is declared nowhere in Sources, Tests, Fuzz and is "
         "not a known external type",
+        "line 4: `Engine` has no member `frobnicate` (in `Engine.frobnicate(_:)`)",
         "line 6: path `Sources/AuthMockCore/Engine/Nope.swift` does not exist",
         "line 6: path `Sources/Nowhere/*.swift` does not exist",
         "line 7: path `ci/nothing` (in `ci/nothing --flag`) does not exist",
@@ -225,6 +246,13 @@ def test_the_checker_reports_made_up_names_with_their_lines():
 def test_the_checker_passes_a_doc_that_names_only_what_exists():
     doc = "`Engine`, `EnginePair.handle`, `Sources/AuthMockCore/`, `ci/fuzz FuzzTLSHello`, `AuthMockCore`, `NIOSSL`."
     assert problems(doc) == []
+
+
+def test_a_name_that_appears_only_in_a_comment_is_not_declared(tmp_path):
+    (tmp_path / "Sources").mkdir()
+    (tmp_path / "Sources" / "A.swift").write_text("/// Unlike the struct Ghost of old,\nstruct Real {}\n")
+    names = declared_names(tmp_path)
+    assert "Real" in names and "Ghost" not in names
 
 
 def test_the_checker_reads_declarations_of_every_kind():
