@@ -23,6 +23,7 @@ Run: python3 -m pytest -q -p no:cacheprovider Tests/docs   (or python3 Tests/doc
 """
 
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -201,6 +202,34 @@ def test_the_architecture_doc_keeps_lines_within_120_characters():
     assert not found, "ARCHITECTURE.md has long lines:\n" + "\n".join(found)
 
 
+def unmentioned(text, root=ROOT):
+    """Swift files under Sources/ the text names neither by path, nor by file name, nor by a type declared in
+    them; and tracked top-level folders and ci/ scripts it does not name. A new file must find its place."""
+    tokens = {token for _, token in spans(text)}
+    words = set(tokens)
+    for token in tokens:
+        words.update(re.findall(r"[A-Za-z_][A-Za-z0-9_+]*", token))
+    missing = []
+    for path, code in swift_sources(root):
+        relative = path.relative_to(root).as_posix()
+        if not relative.startswith("Sources/") or relative in tokens or path.stem in words:
+            continue
+        if not set(DECLARATION.findall(code)) & words:
+            missing.append(relative)
+    tracked = subprocess.run(["git", "ls-files"], cwd=root, capture_output=True, text=True, check=True).stdout.split()
+    entries = sorted({f.split("/")[0] + "/" for f in tracked if "/" in f}
+                     | {"ci/" + f.split("/")[1] for f in tracked if f.startswith("ci/")})
+    for entry in entries:
+        if not any(token.startswith(entry.rstrip("/")) or f" {entry.rstrip('/')}" in token for token in tokens):
+            missing.append(entry)
+    return missing
+
+
+def test_every_source_file_script_and_folder_has_its_place_in_the_doc():
+    missing = unmentioned(DOC.read_text(encoding="utf-8"))
+    assert not missing, "ARCHITECTURE.md does not mention:\n" + "\n".join(missing)
+
+
 def test_external_types_are_not_declared_here():
     # An allow-listed name that the repository declares after all should be checked as ours.
     ours = sorted(set(EXTERNAL_TYPES) & declared_names())
@@ -262,6 +291,12 @@ def test_the_checker_reads_declarations_of_every_kind():
         assert name in names, name
 
 
+def test_a_doc_that_leaves_out_a_source_file_or_a_script_says_which():
+    doc = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    missing = unmentioned(doc.replace("`UserFile`", "user files").replace("`ci/profiles`", "ci/profiles"))
+    assert missing == ["Sources/AuthMockCore/Scenario/UserFile.swift", "ci/profiles"]
+
+
 def test_a_long_prose_line_is_reported_and_a_table_row_is_not():
     text = "x" * 121 + "\n| " + "y" * 200 + " |\n"
     assert long_lines(text) == ["line 1: 121 characters"]
@@ -269,6 +304,6 @@ def test_a_long_prose_line_is_reported_and_a_table_row_is_not():
 
 if __name__ == "__main__":
     text = DOC.read_text(encoding="utf-8")
-    report = problems(text) + long_lines(text)
+    report = problems(text) + long_lines(text) + [f"not mentioned: {m}" for m in unmentioned(text)]
     print("\n".join(report) if report else "ARCHITECTURE.md: every path and type exists")
     sys.exit(1 if report else 0)
