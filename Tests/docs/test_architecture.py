@@ -47,6 +47,7 @@ PATH_EXTENSIONS = (
 EXTERNAL_TYPES = {
     # SwiftNIO and its HTTP/1, HTTP/2 and TLS parts: the handlers a connection's pipeline is made of.
     "ApplicationProtocolNegotiationHandler": ("NIOTLS", "waits for ALPN before the HTTP layers are added"),
+    "BackPressureHandler": ("NIOCore", "holds reads while the client does not read its answers"),
     "ByteToMessageHandler": ("NIOCore", "wraps the HTTP/1.1 request decoder"),
     "ChannelShouldQuiesceEvent": ("NIOCore", "graceful shutdown of a connection"),
     "EmbeddedChannel": ("NIOEmbedded", "handler tests and the HTTP/2 fuzz target run without a socket"),
