@@ -38,9 +38,12 @@ struct ServerPipelines: Sendable {
     /// HTTP/2 on the origin's listeners (and through CONNECT tunnels to them).
     let http2: HTTP2Policy
     let logger: Logger
-    let perform: OriginResponder.Perform
+    let perform: EngineAnswerer.Perform
     /// The origin listening on a port, if it is one of the server's (the proxy's only targets).
     let origin: @Sendable (Int) -> OriginListener?
+
+    /// How every hop's responder turns a request into its answer.
+    var answerer: EngineAnswerer { EngineAnswerer(engines: engines, perform: perform, logger: logger) }
 
     /// Plays the origin on a channel: a new connection, or a CONNECT tunnel through the proxy.
     func configureOrigin(_ channel: any Channel, id: UInt64, tls: TLSRuntime?) throws {
@@ -104,7 +107,7 @@ struct ServerPipelines: Sendable {
         let decoder = RequestDecoderSlot(limits: decoderLimits)
         try sync.addHandlers([HTTPResponseEncoder(configuration: .init()), decoder.decoder, HTTPServerPipelineHandler(), NIOHTTPResponseHeadersValidator()])
         try sync.addHandler(BackPressureHandler())
-        let origin = OriginResponder(engines: engines, decoder: decoder, perform: perform, logger: logger)
+        let origin = OriginResponder(answerer: answerer, decoder: decoder)
         try sync.addHandler(exchangeHandler(hop: .origin, record: record, connectionGuard: connectionGuard, responder: origin))
     }
 
@@ -152,7 +155,7 @@ struct ServerPipelines: Sendable {
         let control = HTTP2StreamControl(streamID: streamID, connection: connection, failures: failures)
         let sync = stream.pipeline.syncOperations
         try sync.addHandlers([control, HTTP2FramePayloadToHTTP1ServerCodec()])
-        let origin = OriginResponder(engines: engines, decoder: nil, perform: perform, logger: logger)
+        let origin = OriginResponder(answerer: answerer, decoder: nil)
         try sync.addHandler(exchangeHandler(hop: .origin, record: record, connectionGuard: connectionGuard, responder: origin, stream: control))
     }
 
