@@ -96,6 +96,73 @@ struct ProxyTests {
         }
     }
 
+    /// A rotation asked of the origin through the proxy (absolute-form `POST /_authmock/tls/rotate`, forwarded
+    /// to the plain-HTTP origin) rotates, as it does asked directly, and before the answer is written: the
+    /// certificate is new as soon as curl has its answer, and the next HTTPS connection is shown it.
+    @Test func rotationThroughTheProxy() async throws {
+        var scenario = try shipped("proxy-connect-digest.yaml")
+        scenario.tls?.plainHTTP = true
+        try await withServer(scenario) { server in
+            let before = try #require(server.tls)
+            let rotate = try #require(server.httpURL) + "_authmock/tls/rotate?keep-key=false"
+            let proxy = try proxyURL(server)
+            let answer = try await curl(["-x", proxy, "--proxy-digest", "--proxy-user", "carrier:pigeon", "-X", "POST", rotate])
+            #expect(answer.status == 200)
+            #expect(answer.body.contains(#""rotating":true"#))
+            // No waiting here: the answer went out only once the rotation was done.
+            let after = try #require(server.tls)
+            #expect(after.fingerprintSHA256 != before.fingerprintSHA256)
+            #expect(after.pinSHA256 != before.pinSHA256)
+            let served = try await curl(["--cacert", after.caFile, server.url + "_authmock/tls"])
+            #expect(try JSONDecoder().decode(TLSInfo.self, from: Data(served.body.utf8)) == after)
+            #expect(try await curl(["--cacert", after.caFile, "-u", "alice:wonderland", server.url]).status == 200)
+            let shown = server.journal.last { $0.method != nil }?.tls?.certificateSHA256
+            #expect(shown == after.fingerprintSHA256, "the origin's TLS facts name the new certificate")
+        }
+    }
+
+    /// The proxy's bcrypt check (cost 13, about half a second) runs off the event loop and outside the
+    /// engines' lock, as the origin's does: a request on another connection is answered while it runs.
+    @Test func aSlowProxyHashDoesNotHoldUpOtherConnections() async throws {
+        try UserFileServerTests.requireApacheTools()
+        try await UserFileServerTests.withDirectory { directory in
+            let file = directory.appendingPathComponent("users.htpasswd").path
+            let made = try await run(UserFileServerTests.htpasswd, ["-cbB", "-C", "13", file, "slow", "pw-slow"])
+            try #require(made.status == 0, "htpasswd: \(made.stderr)")
+            let scenarioFile = directory.appendingPathComponent("scenario.yaml")
+            let yaml = """
+                version: 1
+                name: slow-proxy
+                users: [{name: alice, password: wonderland}]
+                challenges: [{scheme: Basic}]
+                resources: [{path: /, protected: false}]
+                proxy: {users: {htpasswd: users.htpasswd}, challenges: [{scheme: Basic}]}
+                """
+            try yaml.write(to: scenarioFile, atomically: true, encoding: .utf8)
+            try await withServer(try ScenarioLoader.load(file: scenarioFile.path, files: .fileSystem)) { server in
+                let (origin, proxy) = (server.port, try #require(URLComponents(string: try proxyURL(server))?.port))
+                // Raw sockets on threads of their own: the test's cooperative pool must not serialise them.
+                let (slowDone, finished) = AsyncStream.makeStream(of: String.self)
+                let credentials = Data("slow:pw-slow".utf8).base64EncodedString()
+                Thread.detachNewThread {
+                    let request = "GET http://127.0.0.1:\(origin)/ HTTP/1.1\r\nHost: 127.0.0.1:\(origin)\r\n"
+                        + "Proxy-Authorization: Basic \(credentials)\r\nConnection: close\r\n\r\n"
+                    finished.yield((try? rawExchange(port: proxy, Array(request.utf8))) ?? "")
+                    finished.finish()
+                }
+                try await Task.sleep(for: .milliseconds(100))
+                let quick = try rawExchange(port: origin, Array("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8))
+                #expect(quick.hasPrefix("HTTP/1.1 200 "))
+                var slow = ""
+                for await response in slowDone { slow = response }
+                #expect(slow.hasPrefix("HTTP/1.1 200 "))
+                // The direct request was decided while the proxy's bcrypt check still ran: it is first.
+                #expect(server.journal.map(\.verdict) == [.publicResource, .basicOK, .publicResource])
+                #expect(server.journal.map { $0.hop ?? .origin } == [.origin, .proxy, .origin])
+            }
+        }
+    }
+
     /// Proxy and origin both authenticate; the journal shows both hops and no leak either way.
     @Test func proxyAndOrigin() async throws {
         try await withServer(try shipped("proxy-and-origin.yaml")) { server in

@@ -17,7 +17,7 @@ extension ServerPipelines {
             backPressure: BackPressureHandler(), origin: origin,
             tunnel: { [self] channel, origin in try configureOrigin(channel, id: registry.allocateID(), tls: origin.tls) }
         )
-        let proxy = ForwardProxyResponder(engines: engines, stack: stack, logger: logger)
+        let proxy = ForwardProxyResponder(answerer: answerer, stack: stack, logger: logger)
         try channel.pipeline.syncOperations.addHandlers([
             connectionGuard, stack.encoder, stack.decoder.decoder, stack.pipelining, stack.backPressure,
             exchangeHandler(hop: .proxy, record: record, connectionGuard: connectionGuard, responder: proxy),
