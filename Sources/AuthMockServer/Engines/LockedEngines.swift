@@ -61,24 +61,6 @@ final class LockedEngines: Sendable {
 
     // MARK: Exchanges
 
-    func handle(_ request: Request) -> Exchange {
-        // The journal page can be large: copy it under the lock, encode it outside.
-        if let since = Engine.journalPageRequest(request) {
-            return Exchange(response: Engine.json(read { $0.journalPage(since: since) }))
-        }
-        return decide { pair, now in
-            let exchange = pair.handle(request, now: now)
-            return (exchange, exchange.journalEntries)
-        }
-    }
-
-    func handleProxy(_ request: Request) -> Exchange {
-        decide { pair, now in
-            let exchange = pair.handleProxy(request, now: now)
-            return (exchange, exchange.journalEntries)
-        }
-    }
-
     /// Refuses a request the shell could not hand over whole, or a proxy target it may not reach, and
     /// journals it as the origin's or the proxy's.
     func reject(

@@ -171,7 +171,8 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     /// Answers a request expecting 100-continue with the challenge it will get anyway.
     private func challengeBeforeBody(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
-        var exchange = engines.handle(makeRequest(head, body: [], connection: connection(starting: true)))
+        // No credentials, so no slow check to plan for: the origin answers at once.
+        var exchange = engines.answer(makeRequest(head, body: [], connection: connection(starting: true)), hop: .origin)
         journaled = true
         // HTTP/1.1 cannot leave a body unread and go on; an HTTP/2 stream can.
         if stream == nil { exchange.response.closeConnection = true }
