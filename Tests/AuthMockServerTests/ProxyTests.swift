@@ -22,7 +22,10 @@ struct ProxyTests {
             let journal = server.journal
             #expect(journal.map(\.verdict) == [.noCredentials, .basicOK, .publicResource, .basicBadPassword])
             #expect(journal.map { $0.hop ?? .origin } == [.proxy, .proxy, .origin, .proxy])
-            #expect(journal[2].headers.allSatisfy { $0.name.lowercased() != "proxy-authorization" }, "the proxy consumes its own credentials")
+            #expect(
+                journal[2].headers.allSatisfy { $0.name.lowercased() != "proxy-authorization" },
+                "the proxy consumes its own credentials"
+            )
             let ready = ReadyInfo(server: server)
             #expect(ready.proxy?.url == proxy)
             #expect(ready.proxy?.users.map(\.name) == ["carrier"])
@@ -33,7 +36,10 @@ struct ProxyTests {
     @Test func connectDigestToHTTPS() async throws {
         try await withServer(try shipped("proxy-connect-digest.yaml")) { server in
             let tls = try #require(server.tls)
-            let ok = try await curl(["-x", try proxyURL(server), "--proxy-digest", "--proxy-user", "carrier:pigeon", "--cacert", tls.caFile, "-u", "alice:wonderland", server.url])
+            let ok = try await curl([
+                "-x", try proxyURL(server), "--proxy-digest", "--proxy-user", "carrier:pigeon", "--cacert", tls.caFile,
+                "-u", "alice:wonderland", server.url,
+            ])
             #expect(ok.status == 200)
             _ = await server.waitForConnectionsToClose()
             let journal = server.journal
@@ -42,7 +48,10 @@ struct ProxyTests {
             #expect(journal[0].connection == journal[1].connection, "the CONNECT is retried on the same connection")
             #expect(journal[2].tls?.version == "TLSv1.3")
             #expect(journal.allSatisfy { $0.leaks == nil })
-            let wrong = try await curl(["-x", try proxyURL(server), "--proxy-digest", "--proxy-user", "carrier:nope", "--cacert", tls.caFile, server.url])
+            let wrong = try await curl([
+                "-x", try proxyURL(server), "--proxy-digest", "--proxy-user", "carrier:nope", "--cacert", tls.caFile,
+                server.url,
+            ])
             #expect(wrong.result.status != 0)
             #expect(server.journal.last?.verdict == .digestBadResponse)
             #expect(server.journal.last?.status == 407)
@@ -56,10 +65,14 @@ struct ProxyTests {
         scenario.tls?.plainHTTP = true
         try await withServer(scenario) { server in
             let proxy = try proxyURL(server)
-            let plain = try await curl(["-x", proxy, "--proxy-ntlm", "--proxy-user", #"EXAMPLE\carrier:pigeon"#, "-u", "alice:wonderland", try #require(server.httpURL)])
+            let plain = try await curl([
+                "-x", proxy, "--proxy-ntlm", "--proxy-user", #"EXAMPLE\carrier:pigeon"#, "-u", "alice:wonderland",
+                try #require(server.httpURL),
+            ])
             #expect(plain.status == 200)
             let tunnelled = try await curl([
-                "-x", proxy, "--proxy-ntlm", "--proxy-user", #"EXAMPLE\carrier:pigeon"#, "--cacert", try #require(server.tls).caFile,
+                "-x", proxy, "--proxy-ntlm", "--proxy-user", #"EXAMPLE\carrier:pigeon"#,
+                "--cacert", try #require(server.tls).caFile,
                 "-u", "alice:wonderland", server.url,
             ])
             #expect(tunnelled.status == 200)
@@ -84,10 +97,13 @@ struct ProxyTests {
             let user = scheme == "ntlm" ? #"EXAMPLE\carrier:pigeon"# : "carrier:pigeon"
             let ca = try #require(server.tls).caFile
             for (target, extra) in [(try #require(server.httpURL), [String]()), (server.url, ["--cacert", ca])] {
-                let ok = try await curl(["-x", proxy, "--proxy-\(scheme)", "--proxy-user", user, "-u", "alice:wonderland"] + extra + [target])
+                let proxied = ["-x", proxy, "--proxy-\(scheme)", "--proxy-user"]
+                let ok = try await curl(proxied + [user, "-u", "alice:wonderland"] + extra + [target])
                 #expect(ok.status == 200, "\(scheme) via \(target)")
-                let wrong = try await curl(["-x", proxy, "--proxy-\(scheme)", "--proxy-user", "carrier:nope"] + extra + [target])
-                #expect(wrong.result.status != 0 || wrong.status == 407, "\(scheme) via \(target) with a wrong password")
+                let wrong = try await curl(proxied + ["carrier:nope"] + extra + [target])
+                #expect(
+                    wrong.result.status != 0 || wrong.status == 407, "\(scheme) via \(target) with a wrong password"
+                )
                 #expect(server.journal.last?.status == 407)
                 #expect(server.journal.last?.hop == .proxy)
             }
@@ -106,7 +122,9 @@ struct ProxyTests {
             let before = try #require(server.tls)
             let rotate = try #require(server.httpURL) + "_authmock/tls/rotate?keep-key=false"
             let proxy = try proxyURL(server)
-            let answer = try await curl(["-x", proxy, "--proxy-digest", "--proxy-user", "carrier:pigeon", "-X", "POST", rotate])
+            let answer = try await curl([
+                "-x", proxy, "--proxy-digest", "--proxy-user", "carrier:pigeon", "-X", "POST", rotate,
+            ])
             #expect(answer.status == 200)
             #expect(answer.body.contains(#""rotating":true"#))
             // No waiting here: the answer went out only once the rotation was done.
@@ -151,7 +169,8 @@ struct ProxyTests {
                     finished.finish()
                 }
                 try await Task.sleep(for: .milliseconds(100))
-                let quick = try rawExchange(port: origin, Array("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8))
+                let direct = "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+                let quick = try rawExchange(port: origin, Array(direct.utf8))
                 #expect(quick.hasPrefix("HTTP/1.1 200 "))
                 var slow = ""
                 for await response in slowDone { slow = response }
@@ -166,7 +185,10 @@ struct ProxyTests {
     /// Proxy and origin both authenticate; the journal shows both hops and no leak either way.
     @Test func proxyAndOrigin() async throws {
         try await withServer(try shipped("proxy-and-origin.yaml")) { server in
-            let ok = try await curl(["-x", try proxyURL(server), "--proxy-digest", "--proxy-user", "carrier:pigeon", "--digest", "-u", "alice:wonderland", server.url])
+            let ok = try await curl([
+                "-x", try proxyURL(server), "--proxy-digest", "--proxy-user", "carrier:pigeon",
+                "--digest", "-u", "alice:wonderland", server.url,
+            ])
             #expect(ok.status == 200)
             let journal = server.journal
             #expect(journal.contains { $0.hop == .proxy && $0.verdict == .digestOK })
@@ -181,7 +203,8 @@ struct ProxyTests {
             let tls = try #require(server.tls)
             _ = try await curl([
                 "-x", try proxyURL(server), "--proxy-digest", "--proxy-user", "carrier:pigeon", "--cacert", tls.caFile,
-                "-H", "Proxy-Authorization: Basic Y2FycmllcjpwaWdlb24=", "--proxy-header", "Authorization: Basic YWxpY2U6d29uZGVybGFuZA==",
+                "-H", "Proxy-Authorization: Basic Y2FycmllcjpwaWdlb24=",
+                "--proxy-header", "Authorization: Basic YWxpY2U6d29uZGVybGFuZA==",
                 "-u", "alice:wonderland", server.url,
             ])
             let leaks = server.journal.compactMap(\.leaks).flatMap { $0 }
@@ -194,13 +217,14 @@ struct ProxyTests {
     @Test func abuseIsRefused() async throws {
         try await withServer(try shipped("proxy-basic.yaml")) { server in
             let port = try #require(URLComponents(string: try proxyURL(server))?.port)
+            let longHost = String(repeating: "a", count: 6000)
             let cases: [(String, String, Verdict)] = [
                 ("CONNECT 192.0.2.1:443 HTTP/1.1\r\nHost: 192.0.2.1:443\r\n\r\n", "403", .proxyTargetRefused),
                 ("CONNECT localhost:1 HTTP/1.1\r\nHost: localhost:1\r\n\r\n", "403", .proxyTargetRefused),
                 ("CONNECT localhost HTTP/1.1\r\nHost: localhost\r\n\r\n", "400", .proxyBadTarget),
                 ("CONNECT :443 HTTP/1.1\r\nHost: x\r\n\r\n", "400", .proxyBadTarget),
                 ("GET /relative HTTP/1.1\r\nHost: x\r\n\r\n", "400", .proxyBadTarget),
-                ("CONNECT \(String(repeating: "a", count: 6000)):443 HTTP/1.1\r\nHost: x\r\n\r\n", "414", .proxyBadTarget),
+                ("CONNECT \(longHost):443 HTTP/1.1\r\nHost: x\r\n\r\n", "414", .proxyBadTarget),
             ]
             for (index, (request, status, verdict)) in cases.enumerated() {
                 let connection = try RawConnection(port: port)
@@ -218,7 +242,9 @@ struct ProxyTests {
                 #expect(server.journal.last?.verdict == verdict, "case \(index)")
                 #expect(server.journal.last?.hop == .proxy, "case \(index)")
             }
-            let ok = try await curl(["-x", try proxyURL(server), "--proxy-basic", "--proxy-user", "carrier:pigeon", server.url])
+            let ok = try await curl(
+                ["-x", try proxyURL(server), "--proxy-basic", "--proxy-user", "carrier:pigeon", server.url]
+            )
             #expect(ok.status == 200)
         }
     }
@@ -226,14 +252,18 @@ struct ProxyTests {
     /// The proxy's users change like the origin's: POST /_authmock/proxy/users/NAME.
     @Test func proxyPasswordChange() async throws {
         try await withServer(try shipped("proxy-basic.yaml")) { server in
-            let change = try await curl(["-X", "POST", "-d", #"{"password": "homing"}"#, server.url + "_authmock/proxy/users/carrier"])
+            let change = try await curl(
+                ["-X", "POST", "-d", #"{"password": "homing"}"#, server.url + "_authmock/proxy/users/carrier"]
+            )
             #expect(change.status == 200)
-            let old = try await curl(["-x", try proxyURL(server), "--proxy-basic", "--proxy-user", "carrier:pigeon", server.url])
+            let proxied = ["-x", try proxyURL(server), "--proxy-basic", "--proxy-user"]
+            let old = try await curl(proxied + ["carrier:pigeon", server.url])
             #expect(old.status == 407)
             #expect(server.journal.last?.verdict == .credentialStalePassword)
-            let new = try await curl(["-x", try proxyURL(server), "--proxy-basic", "--proxy-user", "carrier:homing", server.url])
+            let new = try await curl(proxied + ["carrier:homing", server.url])
             #expect(new.status == 200)
-            #expect(server.journal.first { $0.verdict == .userPasswordChanged }?.hop == .proxy, "the change is the proxy's")
+            let recorded = server.journal.first { $0.verdict == .userPasswordChanged }
+            #expect(recorded?.hop == .proxy, "the change is the proxy's")
         }
     }
 }

@@ -54,7 +54,9 @@ struct ServerPipelines: Sendable {
         if let tls {
             let (context, served) = tls.forNewConnection
             record.tlsFacts = TLSFacts(certificateSHA256: served.fingerprintSHA256, pinSHA256: served.pinSHA256)
-            try channel.pipeline.syncOperations.addHandlers([TLSHelloSniffer(record: record), NIOSSLServerHandler(context: context)])
+            try channel.pipeline.syncOperations.addHandlers([
+                TLSHelloSniffer(record: record), NIOSSLServerHandler(context: context),
+            ])
         }
         try addOriginHandlers(to: channel, record: record)
     }
@@ -78,7 +80,8 @@ struct ServerPipelines: Sendable {
             try sync.addHandler(ApplicationProtocolNegotiationHandler { [self] result, channel in
                 channel.eventLoop.makeCompletedFuture {
                     let (record, connectionGuard) = loopBound.value
-                    try addHTTPHandlers(h2: result == .negotiated("h2") || speakH2Anyway, to: channel, record: record, connectionGuard: connectionGuard)
+                    let h2 = result == .negotiated("h2") || speakH2Anyway
+                    try addHTTPHandlers(h2: h2, to: channel, record: record, connectionGuard: connectionGuard)
                 }
             })
         case (.priorKnowledge, false):
@@ -90,7 +93,9 @@ struct ServerPipelines: Sendable {
         }
     }
 
-    private func addHTTPHandlers(h2: Bool, to channel: any Channel, record: ConnectionRecord, connectionGuard: ConnectionGuard) throws {
+    private func addHTTPHandlers(
+        h2: Bool, to channel: any Channel, record: ConnectionRecord, connectionGuard: ConnectionGuard
+    ) throws {
         if h2 {
             try addHTTP2Handlers(to: channel, record: record, connectionGuard: connectionGuard)
         } else {
@@ -99,22 +104,30 @@ struct ServerPipelines: Sendable {
     }
 
     /// HTTP/1.1 behind the guard.
-    private func addHTTP1Handlers(to channel: any Channel, record: ConnectionRecord, connectionGuard: ConnectionGuard) throws {
+    private func addHTTP1Handlers(
+        to channel: any Channel, record: ConnectionRecord, connectionGuard: ConnectionGuard
+    ) throws {
         let sync = channel.pipeline.syncOperations
         // NIO's server pipeline, with a decoder that can be renewed after an Upgrade it ignored. Pipelining
         // assistance serialises pipelined requests and implements quiescing (ChannelShouldQuiesceEvent) for
         // graceful shutdown. Error handling is ours, so that protocol errors are journaled.
         let decoder = RequestDecoderSlot(limits: decoderLimits)
-        try sync.addHandlers([HTTPResponseEncoder(configuration: .init()), decoder.decoder, HTTPServerPipelineHandler(), NIOHTTPResponseHeadersValidator()])
+        try sync.addHandlers([
+            HTTPResponseEncoder(configuration: .init()), decoder.decoder, HTTPServerPipelineHandler(),
+            NIOHTTPResponseHeadersValidator(),
+        ])
         try sync.addHandler(BackPressureHandler())
         let origin = OriginResponder(answerer: answerer, decoder: decoder)
-        try sync.addHandler(exchangeHandler(hop: .origin, record: record, connectionGuard: connectionGuard, responder: origin))
+        let handler = exchangeHandler(hop: .origin, record: record, connectionGuard: connectionGuard, responder: origin)
+        try sync.addHandler(handler)
     }
 
     /// HTTP/2 behind the guard: NIO's connection handler, and per stream the control, NIO's translation
     /// to HTTP/1 parts and the exchange handler. Every stream shares the connection's record (its id and
     /// exchange count); its NTLM state ends with the TCP connection, not with a stream.
-    private func addHTTP2Handlers(to channel: any Channel, record: ConnectionRecord, connectionGuard: ConnectionGuard) throws {
+    private func addHTTP2Handlers(
+        to channel: any Channel, record: ConnectionRecord, connectionGuard: ConnectionGuard
+    ) throws {
         connectionGuard.becomeMultiplexed()
         let engines = self.engines, id = record.id
         channel.closeFuture.whenComplete { _ in engines.connectionClosed(id) }
@@ -134,14 +147,18 @@ struct ServerPipelines: Sendable {
         ) { [self] stream in
             stream.eventLoop.makeCompletedFuture {
                 let (record, connectionGuard, failures) = loopBound.value
-                try addStreamHandlers(to: stream, connection: channel, record: record, connectionGuard: connectionGuard, failures: failures)
+                try addStreamHandlers(
+                    to: stream, connection: channel, record: record, connectionGuard: connectionGuard,
+                    failures: failures
+                )
             }
         }
         try sync.addHandler(HTTP2FailureJournal(failures: failures, engines: engines, record: record, logger: logger))
     }
 
     private func addStreamHandlers(
-        to stream: any Channel, connection: any Channel, record: ConnectionRecord, connectionGuard: ConnectionGuard, failures: HTTP2Failures
+        to stream: any Channel, connection: any Channel, record: ConnectionRecord, connectionGuard: ConnectionGuard,
+        failures: HTTP2Failures
     ) throws {
         let streamID = try stream.syncOptions!.getOption(HTTP2StreamChannelOptions.streamID)
         connectionGuard.streamOpened()
@@ -156,7 +173,10 @@ struct ServerPipelines: Sendable {
         let sync = stream.pipeline.syncOperations
         try sync.addHandlers([control, HTTP2FramePayloadToHTTP1ServerCodec()])
         let origin = OriginResponder(answerer: answerer, decoder: nil)
-        try sync.addHandler(exchangeHandler(hop: .origin, record: record, connectionGuard: connectionGuard, responder: origin, stream: control))
+        let handler = exchangeHandler(
+            hop: .origin, record: record, connectionGuard: connectionGuard, responder: origin, stream: control
+        )
+        try sync.addHandler(handler)
     }
 
     func exchangeHandler(
