@@ -147,6 +147,8 @@ struct ProxyTests {
             let file = directory.appendingPathComponent("users.htpasswd").path
             let made = try await run(UserFileServerTests.htpasswd, ["-cbB", "-C", "13", file, "slow", "pw-slow"])
             try #require(made.status == 0, "htpasswd: \(made.stderr)")
+            let added = try await run(UserFileServerTests.htpasswd, ["-bB", "-C", "10", file, "tunnel", "pw-tunnel"])
+            try #require(added.status == 0, "htpasswd: \(added.stderr)")
             let scenarioFile = directory.appendingPathComponent("scenario.yaml")
             let yaml = """
                 version: 1
@@ -178,6 +180,17 @@ struct ProxyTests {
                 // The direct request was decided while the proxy's bcrypt check still ran: it is first.
                 #expect(server.journal.map(\.verdict) == [.publicResource, .basicOK, .publicResource])
                 #expect(server.journal.map { $0.hop ?? .origin } == [.origin, .proxy, .origin])
+
+                // A CONNECT waits for its check the same way: refused, or granted and then the tunnel.
+                let target = "http://127.0.0.1:\(origin)/"
+                let tunnel = ["-p", "-x", try proxyURL(server), "--proxy-user"]
+                let refused = try await curl(tunnel + ["tunnel:wrong", target])
+                #expect(refused.result.status != 0 && server.journal.last?.status == 407)
+                let tunnelled = try await curl(tunnel + ["tunnel:pw-tunnel", target])
+                #expect(tunnelled.status == 200)
+                let last = server.journal.suffix(2)
+                #expect(last.map(\.verdict) == [.basicOK, .publicResource])
+                #expect(last.first?.method == "CONNECT" && last.last?.hop == nil)
             }
         }
     }
