@@ -93,11 +93,7 @@ let package = Package(
         // The fixture library: a thin, test-friendly face on AuthMockServer (no second implementation).
         .target(
             name: "AuthMock",
-            dependencies: [
-                "AuthMockCore",
-                "AuthMockServer",
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-            ],
+            dependencies: ["AuthMockCore", "AuthMockServer"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -113,11 +109,20 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // What the test targets share (SwiftPM test targets cannot share source files): an engine driven by
-        // hand with a correct Digest client, and a bounded process runner. Only tests depend on it.
+        // hand with a correct Digest client. The core only, so that the core's tests build no NIO.
+        // Only tests depend on it.
         .target(
             name: "AuthMockTestSupport",
-            dependencies: ["AuthMockCore", "AuthMockCheck"],
+            dependencies: ["AuthMockCore"],
             path: "Tests/Support",
+            swiftSettings: swiftSettings
+        ),
+        // A bounded process runner for the tests that start programs (curl, the `authmock` binary,
+        // deliberately wrong clients). It launches through the runner's `ProcessLauncher`, hence AuthMockCheck.
+        .target(
+            name: "AuthMockProcessSupport",
+            dependencies: ["AuthMockCheck"],
+            path: "Tests/ProcessSupport",
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -129,7 +134,9 @@ let package = Package(
         // client processes and the `authmock check` CLI.
         .testTarget(
             name: "AuthMockCheckTests",
-            dependencies: ["AuthMockCheck", "AuthMockCore", "AuthMockTestSupport", "authmock"],
+            dependencies: [
+                "AuthMockCheck", "AuthMockCore", "authmock", "AuthMockTestSupport", "AuthMockProcessSupport",
+            ],
             // Deliberately wrong clients the runner's tests run with python3, read from the source tree.
             exclude: ["Clients"],
             swiftSettings: swiftSettings
@@ -137,7 +144,8 @@ let package = Package(
         .testTarget(
             name: "AuthMockServerTests",
             dependencies: [
-                "AuthMock", "AuthMockCore", "AuthMockServer", "AuthMockCertificates", "AuthMockCheck", "AuthMockTestSupport", "authmock",
+                "AuthMock", "AuthMockCore", "AuthMockServer", "AuthMockCertificates", "AuthMockCheck", "authmock",
+                "AuthMockTestSupport", "AuthMockProcessSupport",
                 // The load tests drive thousands of connections with NIO's own HTTP client codec.
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

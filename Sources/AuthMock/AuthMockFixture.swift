@@ -1,7 +1,6 @@
 @_exported import AuthMockCore
 @_exported import AuthMockServer
 import Foundation
-import NIOConcurrencyHelpers
 
 /// authmock as a test fixture: a scenario server started from a test, on a free port, driven and
 /// inspected from the test, and shut down at its end.

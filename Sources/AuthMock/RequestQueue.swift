@@ -1,5 +1,5 @@
 import AuthMockCore
-import NIOConcurrencyHelpers
+import AuthMockServer
 
 /// HTTP exchanges in arrival order, and the callers waiting for them.
 ///
@@ -8,97 +8,47 @@ import NIOConcurrencyHelpers
 final class RequestQueue: Sendable {
     private struct State {
         var pending: [JournalEntry] = []
-        var waiters: [(id: UInt64, continuation: CheckedContinuation<JournalEntry, any Error>)] = []
-        var nextID: UInt64 = 0
-        /// Takes cancelled before their waiter was registered.
-        var abandoned: Set<UInt64> = []
-        /// The timeout of each waiting take, cancelled when the take ends otherwise.
-        var timers: [UInt64: Task<Void, any Error>] = [:]
         var seen = 0
         var closed = false
     }
 
-    private let state = NIOLockedValueBox(State())
+    /// The exchanges not yet taken, and the takes waiting for one, first come first served.
+    private let state = WaitQueue<State, Result<JournalEntry, any Error>>(State())
 
-    var exchangesSeen: Int { state.withLockedValue { $0.seen } }
+    var exchangesSeen: Int { state.withLock { $0.seen } }
 
     func append(_ entry: JournalEntry) {
         guard entry.isExchange else { return }
-        let waiter: CheckedContinuation<JournalEntry, any Error>? = state.withLockedValue { state in
+        state.update { state, waiters in
             state.seen += 1
-            guard !state.waiters.isEmpty else {
-                state.pending.append(entry)
-                return nil
-            }
-            let waiter = state.waiters.removeFirst()
-            state.timers.removeValue(forKey: waiter.id)?.cancel()
-            return waiter.continuation
+            if !waiters.resumeFirst(returning: .success(entry)) { state.pending.append(entry) }
         }
-        waiter?.resume(returning: entry)
     }
 
     func clear() {
-        state.withLockedValue {
+        state.withLock {
             $0.pending.removeAll()
             $0.seen = 0
         }
     }
 
     func close() {
-        let waiters = state.withLockedValue { state in
+        state.update { state, waiters in
             state.closed = true
-            for timer in state.timers.values { timer.cancel() }
-            state.timers.removeAll()
-            defer { state.waiters.removeAll() }
-            return state.waiters
+            waiters.resumeAll(returning: .failure(AuthMockError.shutDown))
         }
-        for waiter in waiters { waiter.continuation.resume(throwing: AuthMockError.shutDown) }
     }
 
     func take(timeout: Duration) async throws -> JournalEntry {
-        let id = state.withLockedValue { state in
-            defer { state.nextID += 1 }
-            return state.nextID
+        let taken = await state.wait(
+            until: ContinuousClock.now + timeout,
+            timedOut: .failure(AuthMockError.timedOut(timeout)),
+            cancelled: .failure(CancellationError())
+        ) { state in
+            if !state.pending.isEmpty { return .success(state.pending.removeFirst()) }
+            if state.closed { return .failure(AuthMockError.shutDown) }
+            return nil
         }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<JournalEntry, any Error>) in
-                let outcome: Result<JournalEntry, any Error>? = state.withLockedValue { state in
-                    if !state.pending.isEmpty { return .success(state.pending.removeFirst()) }
-                    if state.closed { return .failure(AuthMockError.shutDown) }
-                    // Cancelled before the waiter existed: `onCancel` left a note for us.
-                    if state.abandoned.remove(id) != nil { return .failure(CancellationError()) }
-                    state.waiters.append((id, continuation))
-                    return nil
-                }
-                if let outcome {
-                    continuation.resume(with: outcome)
-                    return
-                }
-                // The timer starts once the waiter is registered, so it always finds it (or finds it gone).
-                let timer = Task {
-                    try await Task.sleep(for: timeout)
-                    self.fail(id, with: AuthMockError.timedOut(timeout))
-                }
-                state.withLockedValue { state in
-                    if state.waiters.contains(where: { $0.id == id }) { state.timers[id] = timer } else { timer.cancel() }
-                }
-            }
-        } onCancel: {
-            self.fail(id, with: CancellationError(), rememberIfAbsent: true)
-        }
-    }
-
-    /// Resumes waiter `id` with `error` if it is still waiting. A cancellation that comes before the
-    /// waiter is registered is remembered (`rememberIfAbsent`), so the registration fails at once.
-    private func fail(_ id: UInt64, with error: any Error, rememberIfAbsent: Bool = false) {
-        let waiter = state.withLockedValue { state -> CheckedContinuation<JournalEntry, any Error>? in
-            guard let index = state.waiters.firstIndex(where: { $0.id == id }) else {
-                if rememberIfAbsent { state.abandoned.insert(id) }
-                return nil
-            }
-            state.timers.removeValue(forKey: id)?.cancel()
-            return state.waiters.remove(at: index).continuation
-        }
-        waiter?.resume(throwing: error)
+        return try taken.get()
     }
 }

@@ -1,4 +1,5 @@
 import AuthMockCore
+import AuthMockServer
 public import Foundation
 import Synchronization
 
@@ -68,10 +69,6 @@ struct ClientProcess {
         let stderrURL = directory.appendingPathComponent("stderr")
         let out = outputFile(stdoutURL)
         let err = outputFile(stderrURL)
-        defer {
-            try? out?.close()
-            try? err?.close()
-        }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = Array(arguments.dropFirst())
@@ -80,14 +77,18 @@ struct ClientProcess {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = out
         process.standardError = err
+        defer {
+            try? out?.close()
+            try? err?.close()
+        }
         // The exit is reported by Foundation's termination handler (a SIGCHLD source), so the runner learns
-        // of it at once instead of at the next tick of a poll; the deadline is a task racing it.
-        let (exits, exited) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        let ended = Atomic(false)
+        // of it at once instead of at the next tick of a poll; the deadline is the wait's own.
+        let exit = WaitQueue<Bool, Bool>(false)
         process.terminationHandler = { _ in
-            ended.store(true, ordering: .sequentiallyConsistent)
-            exited.yield()
-            exited.finish()
+            exit.update { ended, waiters in
+                ended = true
+                waiters.resumeAll(returning: true)
+            }
         }
         let start = ContinuousClock.now
         do {
@@ -95,36 +96,9 @@ struct ClientProcess {
         } catch {
             throw .failed(program, "\(error)")
         }
-        let timedOut = Atomic(false)
-        let pid = process.processIdentifier
-        let watchdog = Task {
-            try await Task.sleep(until: start.advanced(by: .milliseconds(Int(timeout * 1000))), clock: .continuous)
-            // Signals go only to a process whose exit has not been reported (the pid is still its own).
-            guard !ended.load(ordering: .sequentiallyConsistent) else { return }
-            timedOut.store(true, ordering: .relaxed)
-            kill(pid, SIGTERM)
-            try await Task.sleep(for: .seconds(1))
-            if !ended.load(ordering: .sequentiallyConsistent) { kill(pid, SIGKILL) }
-        }
-        for await _ in exits {}
-        watchdog.cancel()
+        let deadline = start.advanced(by: .milliseconds(Int(timeout * 1000)))
+        let killed = await watch(process.processIdentifier, exit: exit, deadline: deadline)
         process.waitUntilExit()
-        let killed = timedOut.load(ordering: .relaxed)
-        let outcome = outcome(of: process, since: start, killed: killed, crash: crash, stderr: stderrURL)
-        return Result(outcome: outcome, stdout: tail(of: stdoutURL), stderr: tail(of: stderrURL))
-    }
-
-    /// An empty file at `url`, open for the client to write.
-    private static func outputFile(_ url: URL) -> FileHandle? {
-        _ = FileManager.default.createFile(atPath: url.path, contents: nil)
-        return try? FileHandle(forWritingTo: url)
-    }
-
-    /// How the process ended, once it has: its status or signal, its time, and what says it crashed.
-    private static func outcome(
-        of process: Process, since start: ContinuousClock.Instant, killed: Bool, crash: ClientProfile.CrashSignature,
-        stderr stderrURL: URL
-    ) -> ClientOutcome {
         let elapsed = ContinuousClock.now - start
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let signaled = process.terminationReason == .uncaughtSignal
@@ -138,7 +112,30 @@ struct ClientProcess {
             let text = (try? Data(contentsOf: stderrURL)).map { String(decoding: $0, as: UTF8.self) } ?? ""
             outcome.crash = crash.evidence(exitStatus: status, stderr: text)
         }
-        return outcome
+        return Result(outcome: outcome, stdout: tail(of: stdoutURL), stderr: tail(of: stderrURL))
+    }
+
+    /// Waits for the exit of process `pid` (`exit`'s state turns true) until `deadline`; then sends it
+    /// SIGTERM, and SIGKILL a second later if it has not exited by then. Returns whether it was signalled.
+    /// Signals go only to a process whose exit has not been reported (the pid is still its own). A
+    /// cancelled run stops waiting and signals nothing.
+    private static func watch(
+        _ pid: Int32, exit: WaitQueue<Bool, Bool>, deadline: ContinuousClock.Instant
+    ) async -> Bool {
+        func exited(by deadline: ContinuousClock.Instant?) async -> Bool {
+            await exit.wait(until: deadline, timedOut: false, cancelled: true) { $0 ? true : nil }
+        }
+        guard await !exited(by: deadline) else { return false }
+        kill(pid, SIGTERM)
+        if await !exited(by: ContinuousClock.now + .seconds(1)) { kill(pid, SIGKILL) }
+        _ = await exited(by: nil)
+        return true
+    }
+
+    /// An empty file at `url`, open for the client to write.
+    private static func outputFile(_ url: URL) -> FileHandle? {
+        _ = FileManager.default.createFile(atPath: url.path, contents: nil)
+        return try? FileHandle(forWritingTo: url)
     }
 
     static func tail(of url: URL) -> String {

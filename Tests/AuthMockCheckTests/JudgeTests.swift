@@ -32,7 +32,7 @@ struct JudgeTests {
         var harness = try basicHarness()
         harness.send()
         harness.send(authorization: basic("alice", "nope"))
-        let judgement = try judge(Self.badPassword, harness.engine.state.journal.entries, exit: 22)
+        let judgement = try judge(Self.badPassword, harness.journal.entries, exit: 22)
         #expect(judgement == Judgement(verdict: .pass))
     }
 
@@ -40,7 +40,7 @@ struct JudgeTests {
     @Test func loopingFailsWithQuotes() throws {
         var harness = try basicHarness()
         for _ in 0..<4 { harness.send(authorization: basic("alice", "nope")) }
-        let judgement = try judge(Self.badPassword, harness.engine.state.journal.entries, exit: 22)
+        let judgement = try judge(Self.badPassword, harness.journal.entries, exit: 22)
         #expect(judgement.verdict == .fail)
         #expect(judgement.findings == [
             "expected: stops after a refusal — 4 request(s) with Basic credentials, at most 2 expected: #1 GET / [Basic alice] → 401 basic.bad-password;"
@@ -53,7 +53,7 @@ struct JudgeTests {
     @Test func wrongOutcomeFails() throws {
         var harness = try basicHarness()
         harness.send(authorization: basic("alice", "nope"))
-        let judgement = try judge(Self.badPassword, harness.engine.state.journal.entries, exit: 0)
+        let judgement = try judge(Self.badPassword, harness.journal.entries, exit: 0)
         #expect(judgement.verdict == .fail)
         #expect(judgement.findings.first?.hasPrefix("expected the client to report failure (non-zero exit); it exited 0; last in the journal: #1 GET /") == true)
     }
@@ -62,14 +62,14 @@ struct JudgeTests {
     @Test func unimplementedUnlessABoundBreaks() throws {
         var harness = try basicHarness()
         harness.send()
-        let quiet = try judge(Self.badPassword, harness.engine.state.journal.entries, exit: 1)
+        let quiet = try judge(Self.badPassword, harness.journal.entries, exit: 1)
         #expect(quiet.verdict == .unimplemented)
         #expect(quiet.findings.first?.hasPrefix("the client never sent a request with Basic credentials") == true)
 
         let leaky = Self.badPassword + "\n    - that: no leak\n      never: {leak: true}\n"
         var leaking = try basicHarness()
         leaking.send("GET", "/", headers: [HeaderField("Proxy-Authorization", basic("p", "q"))])
-        let judgement = try judge(leaky, leaking.engine.state.journal.entries, exit: 1)
+        let judgement = try judge(leaky, leaking.journal.entries, exit: 1)
         #expect(judgement.verdict == .fail)
         #expect(judgement.findings.contains { $0.contains("LEAK: Proxy-Authorization reached the origin") })
     }
@@ -87,7 +87,7 @@ struct JudgeTests {
         var harness = try basicHarness()
         harness.send()
         harness.send(authorization: basic("alice", "nope"))
-        let journal = harness.engine.state.journal.entries
+        let journal = harness.journal.entries
         let definition = try #require(try load(Self.badPassword).conformance)
         let judge = Judge(expectations: definition.expectations, authority: "127.0.0.1:8080", timeout: 2)
         let crashed = judge.judge(journal, outcome: ClientOutcome(exitStatus: nil, signal: SIGSEGV))
@@ -116,9 +116,9 @@ struct JudgeTests {
         var harness = Harness(scenario)
         let negotiate = Array("NTLMSSP".utf8) + [0, 1, 0, 0, 0, 0x01, 0x02, 0, 0] + [UInt8](repeating: 0, count: 16)
         harness.send(authorization: "NTLM " + Data(negotiate).base64EncodedString())
-        #expect(try judge(yaml, harness.engine.state.journal.entries, exit: 1).verdict == .pass)
+        #expect(try judge(yaml, harness.journal.entries, exit: 1).verdict == .pass)
         harness.send(authorization: "NTLM " + Data(Array("NTLMSSP".utf8) + [0, 3, 0, 0, 0] + [UInt8](repeating: 0, count: 60)).base64EncodedString())
-        let judgement = try judge(yaml, harness.engine.state.journal.entries, exit: 1)
+        let judgement = try judge(yaml, harness.journal.entries, exit: 1)
         #expect(judgement.verdict == .fail)
         #expect(judgement.findings.first?.hasPrefix("expected: sends no credentials built from the corrupt CHALLENGE — 1 request(s) with credentials after the first request answered with a hostile challenge, none expected: #2 GET / [NTLM] → 401 ntlm.anonymous") == true, "\(judgement.findings)")
         #expect(judgement.findings.first?.contains("(hostile: NTLM CHALLENGE target-info-past-end") == false)
@@ -148,18 +148,18 @@ struct JudgeTests {
         harness.send()
         harness.send("GET", "/nothing-here")
         harness.send(authorization: basic("alice", "wonderland"))
-        let good = try judge(Self.ordered, harness.engine.state.journal.entries)
+        let good = try judge(Self.ordered, harness.journal.entries)
         #expect(good == Judgement(verdict: .pass, observations: ["the schemes: Basic"]))
 
         var preemptive = try basicHarness()
         preemptive.send(authorization: basic("alice", "wonderland"))
-        let judgement = try judge(Self.ordered, preemptive.engine.state.journal.entries)
+        let judgement = try judge(Self.ordered, preemptive.journal.entries)
         #expect(judgement.verdict == .nonStrict)
         #expect(judgement.findings.first?.hasPrefix("expected: challenge first, then credentials — no request was without credentials, answered 401; the client sent: #1 GET / [Basic alice] → 200 basic.ok") == true)
 
         let observeOnly = Self.ordered.replacingOccurrences(of: "outcome: success", with: "outcome: any")
             .replacingOccurrences(of: "    - that: challenge first, then credentials\n      grade: non-strict\n      sequence:\n        - {credentials: none, status: 401}\n        - {credentials: Basic, status: 200}\n", with: "")
-        #expect(try judge(observeOnly, preemptive.engine.state.journal.entries).verdict == .informational)
+        #expect(try judge(observeOnly, preemptive.journal.entries).verdict == .informational)
     }
 
     /// `after:` counts only what follows the first match; authority, TLS and body patterns read the entry.
@@ -168,7 +168,7 @@ struct JudgeTests {
         harness.send(authorization: basic("alice", "wonderland"))
         harness.send("GET", "/", headers: [HeaderField("Host", "localhost:8080"), HeaderField("Authorization", basic("alice", "wonderland"))])
         harness.send("POST", "/", headers: [HeaderField("Host", "127.0.0.1:8080"), HeaderField("Authorization", basic("alice", "wonderland"))], body: Array("abc".utf8))
-        let entries = harness.engine.state.journal.entries
+        let entries = harness.journal.entries
         let definition = Judge(expectations: Expectations(), authority: "127.0.0.1:8080", bodySHA256: Judge.sha256Hex(Array("abc".utf8)))
         #expect(definition.matches(EntryPattern(credentials: .any, authority: .other), entries[1]))
         #expect(!definition.matches(EntryPattern(authority: .other), entries[2]))

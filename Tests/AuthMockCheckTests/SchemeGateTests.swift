@@ -21,7 +21,7 @@ struct SchemeGateTests {
     static func neverAnswers(_ item: ConformanceCase) throws -> CaseReport {
         var harness = Harness(item.scenario)
         harness.send(headers: [HeaderField("Host", "127.0.0.1:8080")])
-        let journal = harness.engine.state.journal.entries
+        let journal = harness.journal.entries
         let judge = Judge(expectations: item.definition.expectations, authority: "127.0.0.1:8080")
         let outcome = ClientOutcome(exitStatus: 1)
         let lacking = judge.judge(journal, outcome: outcome)

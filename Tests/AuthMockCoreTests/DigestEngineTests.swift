@@ -188,8 +188,8 @@ struct DigestEngineTests {
     @Test func resetMakesHeldNoncesStale() throws {
         var h = try digest()
         let challenge = try #require(h.send().digestChallenge("SHA-256"))
-        h.engine.reset()
-        #expect(h.engine.state.journal.count == 0)
+        h.pair.reset(at: h.now)
+        #expect(h.journal.count == 0)
         #expect(h.send(authorization: alice.authorization(for: challenge)).verdict == .digestStaleNonce)
     }
 

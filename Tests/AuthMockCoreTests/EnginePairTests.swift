@@ -38,7 +38,6 @@ struct EnginePairTests {
         #expect(produced.map(\.seq) == Array(1...produced.count))
         #expect(pair.journal.entries == produced, "the journal holds exactly what the calls returned, in that order")
         #expect(pair.nextSeq == produced.count + 1)
-        #expect(pair.proxy?.state.journal.count == 0, "the proxy's engine keeps no journal of its own")
     }
 
     /// Every entry of the proxy's engine says `hop: proxy` (its rejects and user changes too); the origin's none.
@@ -147,5 +146,34 @@ extension Request {
         var request = self
         request.body = Array(text.utf8)
         return request
+    }
+}
+
+/// The shell asks once: a request with an unchecked crypt(3) pair is planned as slow work first, and is
+/// then answered from the check's result; a request with nothing slow is answered in the same call.
+struct EnginePlanTests {
+    @Test func slowWorkIsPlannedOnceThenAnswered() throws {
+        let scenario = try ScenarioLoader.load(
+            yaml: UserFileTests.scenario("{htpasswd: users.htpasswd}"), file: "conf/s.yaml", files: UserFileTests.files
+        )
+        var pair = EnginePair(scenario: scenario, journalCapacity: 100, random: .seeded(1), startedAt: t0)
+        let request = EnginePairTests.request("GET", "/", [HeaderField("Authorization", basic("bc", "pw2"))])
+        guard case .verifyFirst(let check) = pair.plan(request, hop: .origin, now: t0) else {
+            Issue.record("an unchecked bcrypt pair must be planned as slow work")
+            return
+        }
+        #expect(pair.nextSeq == 1, "planning slow work decides and journals nothing")
+        check.run()
+        #expect(pair.answer(request, hop: .origin, now: t0).verdict == .basicOK)
+        guard case .answer(let again) = pair.plan(request, hop: .origin, now: t0) else {
+            Issue.record("a checked pair is answered at once")
+            return
+        }
+        #expect(again.verdict == .basicOK && again.entry?.seq == 2)
+        guard case .answer(let challenged) = pair.plan(EnginePairTests.request("GET", "/"), hop: .origin, now: t0) else {
+            Issue.record("no credentials, nothing slow")
+            return
+        }
+        #expect(challenged.status == 401)
     }
 }

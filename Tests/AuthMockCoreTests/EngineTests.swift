@@ -166,7 +166,7 @@ struct EngineTests {
         h.connection = 2
         h.exchange = 0
         h.send(authorization: basic("alice", "wonderland"), "GET", "/?x=1")
-        let entries = h.engine.state.journal.entries
+        let entries = h.journal.entries
         #expect(entries.map(\.seq) == [1, 2])
         #expect(entries.map(\.connection) == [1, 2])
         #expect(entries.map(\.exchange) == [1, 1])
@@ -180,8 +180,8 @@ struct EngineTests {
     @Test func journalIsBounded() throws {
         var h = Harness(try loadShipped("basic.yaml"), journalCapacity: 3)
         for _ in 0..<5 { h.send() }
-        #expect(h.engine.state.journal.entries.map(\.seq) == [3, 4, 5])
-        #expect(h.engine.state.journal.evicted == 2)
+        #expect(h.journal.entries.map(\.seq) == [3, 4, 5])
+        #expect(h.journal.evicted == 2)
     }
 
     /// A journal entry is written as one JSON line (with its verdict and `body_bytes`) that decodes to the same entry.
@@ -211,7 +211,7 @@ struct EngineTests {
         #expect(h.send("POST", "/_authmock/journal").status == 405)
         #expect(h.send("GET", "/_authmock/reset").status == 405)
         #expect(h.send("POST", "/_authmock/reset").status == 200)
-        #expect(h.engine.state.journal.count == 0)
+        #expect(h.journal.count == 0)
         #expect(h.send("GET", "/_authmock/nothing").status == 404)
         // Sequence numbers keep counting after a reset so a journal file never repeats one.
         #expect(h.send().entry?.seq == 3)
@@ -220,13 +220,13 @@ struct EngineTests {
     /// The shell's refusals (unparseable request, oversized headers) are journaled too.
     @Test func rejectedRequestsAreJournaled() throws {
         var h = try basicHarness()
-        let exchange = h.engine.reject(
-            partial: nil, connection: ConnectionInfo(id: 9, exchange: 1), status: 431, verdict: .headersTooLarge,
-            detail: "a header field exceeds 8192 bytes", now: t0
+        let exchange = h.pair.reject(
+            nil, connection: ConnectionInfo(id: 9, exchange: 1), hop: .origin, status: 431, verdict: .headersTooLarge,
+            detail: "a header field exceeds 8192 bytes", close: true, now: t0
         )
         #expect(exchange.response.status == 431)
         #expect(exchange.response.closeConnection)
-        #expect(h.engine.state.journal.entries.last?.verdict == .headersTooLarge)
-        #expect(h.engine.state.journal.entries.last?.connection == 9)
+        #expect(h.journal.entries.last?.verdict == .headersTooLarge)
+        #expect(h.journal.entries.last?.connection == 9)
     }
 }

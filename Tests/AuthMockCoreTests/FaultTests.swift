@@ -21,16 +21,17 @@ struct FaultTests {
     /// answers under /slow (whatever the query); a public resource gets neither.
     @Test func triggersPickTheirAnswers() {
         var (engine, random) = Self.engine([Fault(when: .challenge, effect: .close), Fault(when: .granted, effect: .dropBody, path: "/slow")])
-        let challenged = engine.handle(Request(method: "GET", target: "/"), now: Self.now, random: &random)
+        var journal = JournalLog()
+        let challenged = engine.handle(Request(method: "GET", target: "/"), now: Self.now, random: &random, journal: &journal)
         #expect(challenged.response.status == 401)
         #expect(challenged.response.fault == .close)
         #expect(challenged.entry?.fault == "close")
 
-        let granted = engine.handle(Request(method: "GET", target: "/", headers: Self.credentials), now: Self.now, random: &random)
+        let granted = engine.handle(Request(method: "GET", target: "/", headers: Self.credentials), now: Self.now, random: &random, journal: &journal)
         #expect(granted.response.fault == nil, "the granted fault is only for /slow")
-        let slow = engine.handle(Request(method: "GET", target: "/slow?x=1", headers: Self.credentials), now: Self.now, random: &random)
+        let slow = engine.handle(Request(method: "GET", target: "/slow?x=1", headers: Self.credentials), now: Self.now, random: &random, journal: &journal)
         #expect(slow.response.fault == .dropBody)
-        let open = engine.handle(Request(method: "GET", target: "/open"), now: Self.now, random: &random)
+        let open = engine.handle(Request(method: "GET", target: "/open"), now: Self.now, random: &random, journal: &journal)
         #expect(open.response.fault == nil)
         #expect(open.entry?.fault == nil)
     }
@@ -38,16 +39,18 @@ struct FaultTests {
     /// A fault with `times: 2` fires on the first two answers only, and a reset starts the count again.
     @Test func timesCountsAndResetRestarts() {
         var (engine, random) = Self.engine([Fault(when: .any, effect: .delay(seconds: 0.5), times: 2)])
-        let faults = (0..<3).map { _ in engine.handle(Request(method: "GET", target: "/open"), now: Self.now, random: &random).response.fault }
+        var journal = JournalLog()
+        let faults = (0..<3).map { _ in engine.handle(Request(method: "GET", target: "/open"), now: Self.now, random: &random, journal: &journal).response.fault }
         #expect(faults == [.delay(seconds: 0.5), .delay(seconds: 0.5), nil])
         engine.reset(at: Self.now)
-        #expect(engine.handle(Request(method: "GET", target: "/open"), now: Self.now, random: &random).entry?.fault == "delay 0.5s")
+        #expect(engine.handle(Request(method: "GET", target: "/open"), now: Self.now, random: &random, journal: &journal).entry?.fault == "delay 0.5s")
     }
 
     /// Even an `any` fault leaves the control endpoints alone: /_authmock/journal is answered without one.
     @Test func controlEndpointsNeverFault() {
-        var (engine, random) = Self.engine([Fault(when: .any, effect: .disconnect)])
-        let exchange = engine.handle(Request(method: "GET", target: "/_authmock/journal"), now: Self.now, random: &random)
+        let (engine, random) = Self.engine([Fault(when: .any, effect: .disconnect)])
+        var pair = EnginePair(origin: engine, random: random, journalCapacity: 100)
+        let exchange = pair.handle(Request(method: "GET", target: "/_authmock/journal"), now: Self.now)
         #expect(exchange.response.fault == nil)
     }
 

@@ -79,7 +79,7 @@ struct LivePageTests {
         #expect(html.contains("user <code>alice</code> · password ••••••••••"))
         #expect(html.contains("basic.ok"))
         // The control request itself is not journaled.
-        #expect(h.engine.state.journal.entries.count == 2)
+        #expect(h.journal.entries.count == 2)
     }
 
     /// Where it listens and the TLS facts of the ready line (CA file, pins), one per line, escaped.

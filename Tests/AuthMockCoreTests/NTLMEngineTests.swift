@@ -130,7 +130,7 @@ struct NTLMEngineTests {
     /// After a password change the old NTLM password is credential.stale-password.
     @Test mutating func stalePassword() throws {
         var h = try ntlm()
-        _ = h.engine.change("alice", .setPassword("new"), reason: "test", now: t0)
+        h.changeUser("alice", .setPassword("new"))
         #expect(try handshake(&h, client: alice).verdict == .credentialStalePassword)
         h.connection = 2
         #expect(try handshake(&h, client: NTLMClient(user: "alice", password: "new", domain: "EXAMPLE")).verdict == .ntlmOK)

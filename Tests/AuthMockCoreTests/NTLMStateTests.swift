@@ -27,7 +27,7 @@ struct NTLMStateTests {
     /// Changing the password of the user a kept-alive connection authenticated as makes it authenticate again (401).
     @Test mutating func passwordChangeEndsAuthenticatedConnections() throws {
         var h = try authenticated()
-        _ = h.engine.change("alice", .setPassword("new"), reason: "test", now: t0)
+        h.changeUser("alice", .setPassword("new"))
         #expect(h.send().status == 401, "a kept-alive connection must authenticate again after the change")
     }
 

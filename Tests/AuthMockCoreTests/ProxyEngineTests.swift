@@ -70,13 +70,14 @@ struct ProxyEngineTests {
         let scenario = try loadShipped("proxy-and-origin.yaml")
         var random = RandomSource.seeded(3)
         var proxy = Engine(scenario: try #require(scenario.proxyScenario), configuration: .init(hop: .proxy), random: &random)
-        let challenged = proxy.handle(Request(method: "GET", target: "http://127.0.0.1:1/"), now: t0, random: &random)
+        var journal = JournalLog()
+        let challenged = proxy.handle(Request(method: "GET", target: "http://127.0.0.1:1/"), now: t0, random: &random, journal: &journal)
         #expect(challenged.response.status == 407)
         #expect(challenged.response.headers.values("Proxy-Authenticate").count == 2)
         #expect(challenged.response.headers.values("WWW-Authenticate").isEmpty)
         #expect(challenged.entry?.hop == .proxy)
         let credentials = "Basic " + Data("carrier:pigeon".utf8).base64EncodedString()
-        let wrongHeader = proxy.handle(Request(method: "GET", target: "http://127.0.0.1:1/", headers: [HeaderField("Authorization", credentials)]), now: t0, random: &random)
+        let wrongHeader = proxy.handle(Request(method: "GET", target: "http://127.0.0.1:1/", headers: [HeaderField("Authorization", credentials)]), now: t0, random: &random, journal: &journal)
         #expect(wrongHeader.response.status == 407, "origin credentials do not authenticate to the proxy")
     }
 

@@ -347,9 +347,10 @@ struct TLSVersionSettingsTests {
         scenario.tls = TLSSettings(rotateAfterRequests: 2, rotateKeepsKey: false)
         var random = RandomSource.seeded(3)
         var engine = Engine(scenario: scenario, random: &random)
+        var journal = JournalLog()
         func send(_ exchange: Int, tls: Bool = true) -> Exchange {
             let connection = ConnectionInfo(id: 1, exchange: exchange, remote: nil, tls: tls ? TLSFacts(version: "TLSv1.3") : nil)
-            return engine.handle(Request(method: "GET", target: "/", connection: connection), now: t0, random: &random)
+            return engine.handle(Request(method: "GET", target: "/", connection: connection), now: t0, random: &random, journal: &journal)
         }
         let first = send(1)
         #expect(first.actions.isEmpty && !first.response.closeConnection)

@@ -23,7 +23,7 @@ struct TimelineTests {
         #expect(staleDigest.verdict == .credentialStalePassword)
         #expect(h.send(authorization: basic("alice", "nope")).verdict == .basicBadPassword)
         #expect(h.send(authorization: basic("alice", "looking-glass")).verdict == .basicOK)
-        #expect(h.engine.state.journal.entries.filter { $0.verdict == .credentialStalePassword }.count == 2)
+        #expect(h.journal.entries.filter { $0.verdict == .credentialStalePassword }.count == 2)
     }
 
     /// `at-request` locks bob before request 5 is decided: valid credentials then get 403.

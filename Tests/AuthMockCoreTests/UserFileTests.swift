@@ -187,7 +187,7 @@ struct UserFileTests {
     @Test func aChangedPasswordReplacesTheHashAndTheOldOneIsRecognised() throws {
         let scenario = try ScenarioLoader.load(yaml: Self.scenario("{htpasswd: users.htpasswd}"), file: "conf/s.yaml", files: Self.files)
         var h = Harness(scenario)
-        _ = h.engine.changeUser("apr", .setPassword("new-one"), reason: "test", now: t0)
+        h.changeUser("apr", .setPassword("new-one"))
         #expect(h.send(authorization: basic("apr", "new-one")).verdict == .basicOK)
         #expect(h.send(authorization: basic("apr", "pw1")).verdict == .credentialStalePassword)
         #expect(h.send(authorization: basic("apr", "")).verdict == .basicBadPassword)
@@ -231,7 +231,7 @@ struct UserFileTests {
     @Test func slowWorkCoversRetiredHashesAndLatin1() throws {
         let scenario = try ScenarioLoader.load(yaml: Self.scenario("{htpasswd: users.htpasswd}"), file: "conf/s.yaml", files: Self.files)
         var h = Harness(scenario)
-        _ = h.engine.changeUser("bc", .setPassword("new"), reason: "test", now: t0)
+        h.changeUser("bc", .setPassword("new"))
         let stale = Request(method: "GET", target: "/", headers: [HeaderField("Authorization", basic("bc", "pw2"))])
         let check = try #require(h.engine.slowPasswordCheck(stale), "the retired bcrypt hash must be checked off the loop")
         check()

@@ -22,7 +22,10 @@ struct ProxyTests {
             let journal = server.journal
             #expect(journal.map(\.verdict) == [.noCredentials, .basicOK, .publicResource, .basicBadPassword])
             #expect(journal.map { $0.hop ?? .origin } == [.proxy, .proxy, .origin, .proxy])
-            #expect(journal[2].headers.allSatisfy { $0.name.lowercased() != "proxy-authorization" }, "the proxy consumes its own credentials")
+            #expect(
+                journal[2].headers.allSatisfy { $0.name.lowercased() != "proxy-authorization" },
+                "the proxy consumes its own credentials"
+            )
             let ready = ReadyInfo(server: server)
             #expect(ready.proxy?.url == proxy)
             #expect(ready.proxy?.users.map(\.name) == ["carrier"])
@@ -33,7 +36,10 @@ struct ProxyTests {
     @Test func connectDigestToHTTPS() async throws {
         try await withServer(try shipped("proxy-connect-digest.yaml")) { server in
             let tls = try #require(server.tls)
-            let ok = try await curl(["-x", try proxyURL(server), "--proxy-digest", "--proxy-user", "carrier:pigeon", "--cacert", tls.caFile, "-u", "alice:wonderland", server.url])
+            let ok = try await curl([
+                "-x", try proxyURL(server), "--proxy-digest", "--proxy-user", "carrier:pigeon", "--cacert", tls.caFile,
+                "-u", "alice:wonderland", server.url,
+            ])
             #expect(ok.status == 200)
             _ = await server.waitForConnectionsToClose()
             let journal = server.journal
@@ -42,7 +48,10 @@ struct ProxyTests {
             #expect(journal[0].connection == journal[1].connection, "the CONNECT is retried on the same connection")
             #expect(journal[2].tls?.version == "TLSv1.3")
             #expect(journal.allSatisfy { $0.leaks == nil })
-            let wrong = try await curl(["-x", try proxyURL(server), "--proxy-digest", "--proxy-user", "carrier:nope", "--cacert", tls.caFile, server.url])
+            let wrong = try await curl([
+                "-x", try proxyURL(server), "--proxy-digest", "--proxy-user", "carrier:nope", "--cacert", tls.caFile,
+                server.url,
+            ])
             #expect(wrong.result.status != 0)
             #expect(server.journal.last?.verdict == .digestBadResponse)
             #expect(server.journal.last?.status == 407)
@@ -56,10 +65,14 @@ struct ProxyTests {
         scenario.tls?.plainHTTP = true
         try await withServer(scenario) { server in
             let proxy = try proxyURL(server)
-            let plain = try await curl(["-x", proxy, "--proxy-ntlm", "--proxy-user", #"EXAMPLE\carrier:pigeon"#, "-u", "alice:wonderland", try #require(server.httpURL)])
+            let plain = try await curl([
+                "-x", proxy, "--proxy-ntlm", "--proxy-user", #"EXAMPLE\carrier:pigeon"#, "-u", "alice:wonderland",
+                try #require(server.httpURL),
+            ])
             #expect(plain.status == 200)
             let tunnelled = try await curl([
-                "-x", proxy, "--proxy-ntlm", "--proxy-user", #"EXAMPLE\carrier:pigeon"#, "--cacert", try #require(server.tls).caFile,
+                "-x", proxy, "--proxy-ntlm", "--proxy-user", #"EXAMPLE\carrier:pigeon"#,
+                "--cacert", try #require(server.tls).caFile,
                 "-u", "alice:wonderland", server.url,
             ])
             #expect(tunnelled.status == 200)
@@ -84,10 +97,13 @@ struct ProxyTests {
             let user = scheme == "ntlm" ? #"EXAMPLE\carrier:pigeon"# : "carrier:pigeon"
             let ca = try #require(server.tls).caFile
             for (target, extra) in [(try #require(server.httpURL), [String]()), (server.url, ["--cacert", ca])] {
-                let ok = try await curl(["-x", proxy, "--proxy-\(scheme)", "--proxy-user", user, "-u", "alice:wonderland"] + extra + [target])
+                let proxied = ["-x", proxy, "--proxy-\(scheme)", "--proxy-user"]
+                let ok = try await curl(proxied + [user, "-u", "alice:wonderland"] + extra + [target])
                 #expect(ok.status == 200, "\(scheme) via \(target)")
-                let wrong = try await curl(["-x", proxy, "--proxy-\(scheme)", "--proxy-user", "carrier:nope"] + extra + [target])
-                #expect(wrong.result.status != 0 || wrong.status == 407, "\(scheme) via \(target) with a wrong password")
+                let wrong = try await curl(proxied + ["carrier:nope"] + extra + [target])
+                #expect(
+                    wrong.result.status != 0 || wrong.status == 407, "\(scheme) via \(target) with a wrong password"
+                )
                 #expect(server.journal.last?.status == 407)
                 #expect(server.journal.last?.hop == .proxy)
             }
@@ -96,10 +112,96 @@ struct ProxyTests {
         }
     }
 
+    /// A rotation asked of the origin through the proxy (absolute-form `POST /_authmock/tls/rotate`, forwarded
+    /// to the plain-HTTP origin) rotates, as it does asked directly, and before the answer is written: the
+    /// certificate is new as soon as curl has its answer, and the next HTTPS connection is shown it.
+    @Test func rotationThroughTheProxy() async throws {
+        var scenario = try shipped("proxy-connect-digest.yaml")
+        scenario.tls?.plainHTTP = true
+        try await withServer(scenario) { server in
+            let before = try #require(server.tls)
+            let rotate = try #require(server.httpURL) + "_authmock/tls/rotate?keep-key=false"
+            let proxy = try proxyURL(server)
+            let answer = try await curl([
+                "-x", proxy, "--proxy-digest", "--proxy-user", "carrier:pigeon", "-X", "POST", rotate,
+            ])
+            #expect(answer.status == 200)
+            #expect(answer.body.contains(#""rotating":true"#))
+            // No waiting here: the answer went out only once the rotation was done.
+            let after = try #require(server.tls)
+            #expect(after.fingerprintSHA256 != before.fingerprintSHA256)
+            #expect(after.pinSHA256 != before.pinSHA256)
+            let served = try await curl(["--cacert", after.caFile, server.url + "_authmock/tls"])
+            #expect(try JSONDecoder().decode(TLSInfo.self, from: Data(served.body.utf8)) == after)
+            #expect(try await curl(["--cacert", after.caFile, "-u", "alice:wonderland", server.url]).status == 200)
+            let shown = server.journal.last { $0.method != nil }?.tls?.certificateSHA256
+            #expect(shown == after.fingerprintSHA256, "the origin's TLS facts name the new certificate")
+        }
+    }
+
+    /// The proxy's bcrypt check (cost 13, about half a second) runs off the event loop and outside the
+    /// engines' lock, as the origin's does: a request on another connection is answered while it runs.
+    @Test func aSlowProxyHashDoesNotHoldUpOtherConnections() async throws {
+        try UserFileServerTests.requireApacheTools()
+        try await UserFileServerTests.withDirectory { directory in
+            let file = directory.appendingPathComponent("users.htpasswd").path
+            let made = try await run(UserFileServerTests.htpasswd, ["-cbB", "-C", "13", file, "slow", "pw-slow"])
+            try #require(made.status == 0, "htpasswd: \(made.stderr)")
+            let added = try await run(UserFileServerTests.htpasswd, ["-bB", "-C", "10", file, "tunnel", "pw-tunnel"])
+            try #require(added.status == 0, "htpasswd: \(added.stderr)")
+            let scenarioFile = directory.appendingPathComponent("scenario.yaml")
+            let yaml = """
+                version: 1
+                name: slow-proxy
+                users: [{name: alice, password: wonderland}]
+                challenges: [{scheme: Basic}]
+                resources: [{path: /, protected: false}]
+                proxy: {users: {htpasswd: users.htpasswd}, challenges: [{scheme: Basic}]}
+                """
+            try yaml.write(to: scenarioFile, atomically: true, encoding: .utf8)
+            try await withServer(try ScenarioLoader.load(file: scenarioFile.path, files: .fileSystem)) { server in
+                let (origin, proxy) = (server.port, try #require(URLComponents(string: try proxyURL(server))?.port))
+                // Raw sockets on threads of their own: the test's cooperative pool must not serialise them.
+                let (slowDone, finished) = AsyncStream.makeStream(of: String.self)
+                let credentials = Data("slow:pw-slow".utf8).base64EncodedString()
+                Thread.detachNewThread {
+                    let request = "GET http://127.0.0.1:\(origin)/ HTTP/1.1\r\nHost: 127.0.0.1:\(origin)\r\n"
+                        + "Proxy-Authorization: Basic \(credentials)\r\nConnection: close\r\n\r\n"
+                    finished.yield((try? rawExchange(port: proxy, Array(request.utf8))) ?? "")
+                    finished.finish()
+                }
+                try await Task.sleep(for: .milliseconds(100))
+                let direct = "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+                let quick = try rawExchange(port: origin, Array(direct.utf8))
+                #expect(quick.hasPrefix("HTTP/1.1 200 "))
+                var slow = ""
+                for await response in slowDone { slow = response }
+                #expect(slow.hasPrefix("HTTP/1.1 200 "))
+                // The direct request was decided while the proxy's bcrypt check still ran: it is first.
+                #expect(server.journal.map(\.verdict) == [.publicResource, .basicOK, .publicResource])
+                #expect(server.journal.map { $0.hop ?? .origin } == [.origin, .proxy, .origin])
+
+                // A CONNECT waits for its check the same way: refused, or granted and then the tunnel.
+                let target = "http://127.0.0.1:\(origin)/"
+                let tunnel = ["-p", "-x", try proxyURL(server), "--proxy-user"]
+                let refused = try await curl(tunnel + ["tunnel:wrong", target])
+                #expect(refused.result.status != 0 && server.journal.last?.status == 407)
+                let tunnelled = try await curl(tunnel + ["tunnel:pw-tunnel", target])
+                #expect(tunnelled.status == 200)
+                let last = server.journal.suffix(2)
+                #expect(last.map(\.verdict) == [.basicOK, .publicResource])
+                #expect(last.first?.method == "CONNECT" && last.last?.hop == nil)
+            }
+        }
+    }
+
     /// Proxy and origin both authenticate; the journal shows both hops and no leak either way.
     @Test func proxyAndOrigin() async throws {
         try await withServer(try shipped("proxy-and-origin.yaml")) { server in
-            let ok = try await curl(["-x", try proxyURL(server), "--proxy-digest", "--proxy-user", "carrier:pigeon", "--digest", "-u", "alice:wonderland", server.url])
+            let ok = try await curl([
+                "-x", try proxyURL(server), "--proxy-digest", "--proxy-user", "carrier:pigeon",
+                "--digest", "-u", "alice:wonderland", server.url,
+            ])
             #expect(ok.status == 200)
             let journal = server.journal
             #expect(journal.contains { $0.hop == .proxy && $0.verdict == .digestOK })
@@ -114,7 +216,8 @@ struct ProxyTests {
             let tls = try #require(server.tls)
             _ = try await curl([
                 "-x", try proxyURL(server), "--proxy-digest", "--proxy-user", "carrier:pigeon", "--cacert", tls.caFile,
-                "-H", "Proxy-Authorization: Basic Y2FycmllcjpwaWdlb24=", "--proxy-header", "Authorization: Basic YWxpY2U6d29uZGVybGFuZA==",
+                "-H", "Proxy-Authorization: Basic Y2FycmllcjpwaWdlb24=",
+                "--proxy-header", "Authorization: Basic YWxpY2U6d29uZGVybGFuZA==",
                 "-u", "alice:wonderland", server.url,
             ])
             let leaks = server.journal.compactMap(\.leaks).flatMap { $0 }
@@ -127,13 +230,14 @@ struct ProxyTests {
     @Test func abuseIsRefused() async throws {
         try await withServer(try shipped("proxy-basic.yaml")) { server in
             let port = try #require(URLComponents(string: try proxyURL(server))?.port)
+            let longHost = String(repeating: "a", count: 6000)
             let cases: [(String, String, Verdict)] = [
                 ("CONNECT 192.0.2.1:443 HTTP/1.1\r\nHost: 192.0.2.1:443\r\n\r\n", "403", .proxyTargetRefused),
                 ("CONNECT localhost:1 HTTP/1.1\r\nHost: localhost:1\r\n\r\n", "403", .proxyTargetRefused),
                 ("CONNECT localhost HTTP/1.1\r\nHost: localhost\r\n\r\n", "400", .proxyBadTarget),
                 ("CONNECT :443 HTTP/1.1\r\nHost: x\r\n\r\n", "400", .proxyBadTarget),
                 ("GET /relative HTTP/1.1\r\nHost: x\r\n\r\n", "400", .proxyBadTarget),
-                ("CONNECT \(String(repeating: "a", count: 6000)):443 HTTP/1.1\r\nHost: x\r\n\r\n", "414", .proxyBadTarget),
+                ("CONNECT \(longHost):443 HTTP/1.1\r\nHost: x\r\n\r\n", "414", .proxyBadTarget),
             ]
             for (index, (request, status, verdict)) in cases.enumerated() {
                 let connection = try RawConnection(port: port)
@@ -151,7 +255,9 @@ struct ProxyTests {
                 #expect(server.journal.last?.verdict == verdict, "case \(index)")
                 #expect(server.journal.last?.hop == .proxy, "case \(index)")
             }
-            let ok = try await curl(["-x", try proxyURL(server), "--proxy-basic", "--proxy-user", "carrier:pigeon", server.url])
+            let ok = try await curl(
+                ["-x", try proxyURL(server), "--proxy-basic", "--proxy-user", "carrier:pigeon", server.url]
+            )
             #expect(ok.status == 200)
         }
     }
@@ -159,14 +265,18 @@ struct ProxyTests {
     /// The proxy's users change like the origin's: POST /_authmock/proxy/users/NAME.
     @Test func proxyPasswordChange() async throws {
         try await withServer(try shipped("proxy-basic.yaml")) { server in
-            let change = try await curl(["-X", "POST", "-d", #"{"password": "homing"}"#, server.url + "_authmock/proxy/users/carrier"])
+            let change = try await curl(
+                ["-X", "POST", "-d", #"{"password": "homing"}"#, server.url + "_authmock/proxy/users/carrier"]
+            )
             #expect(change.status == 200)
-            let old = try await curl(["-x", try proxyURL(server), "--proxy-basic", "--proxy-user", "carrier:pigeon", server.url])
+            let proxied = ["-x", try proxyURL(server), "--proxy-basic", "--proxy-user"]
+            let old = try await curl(proxied + ["carrier:pigeon", server.url])
             #expect(old.status == 407)
             #expect(server.journal.last?.verdict == .credentialStalePassword)
-            let new = try await curl(["-x", try proxyURL(server), "--proxy-basic", "--proxy-user", "carrier:homing", server.url])
+            let new = try await curl(proxied + ["carrier:homing", server.url])
             #expect(new.status == 200)
-            #expect(server.journal.first { $0.verdict == .userPasswordChanged }?.hop == .proxy, "the change is the proxy's")
+            let recorded = server.journal.first { $0.verdict == .userPasswordChanged }
+            #expect(recorded?.hop == .proxy, "the change is the proxy's")
         }
     }
 }

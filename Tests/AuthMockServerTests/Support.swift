@@ -1,6 +1,7 @@
 import AuthMockCheck
 import AuthMockCore
 import AuthMockServer
+@_exported import AuthMockProcessSupport
 @_exported import AuthMockTestSupport
 import Foundation
 import Testing

@@ -7,19 +7,29 @@ import Foundation
 /// A fixed instant, so journal times and nonce ages are exact.
 public let t0 = Date(timeIntervalSince1970: 1_800_000_000)
 
-/// An engine under test with a clock the test moves and a seeded random source.
+/// An engine under test with a clock the test moves and a seeded random source, inside an ``EnginePair``
+/// (no proxy) that owns its journal and routes `/_authmock/…` to the control plane, as the server does.
 public struct Harness {
-    public var engine: Engine
-    public var random = RandomSource.seeded(42)
+    public var pair: EnginePair
     public var now = t0
     public var connection: UInt64 = 1
     public var exchange = 0
     /// Requests go as HTTP/2 streams (odd ids from 1, as a client opens them) when `.h2`.
     public var httpProtocol = HTTPProtocol.http1
 
+    /// The origin's engine; set it back after changing it (`h.engine.reset()`).
+    public var engine: Engine {
+        get { pair.origin }
+        set { pair.origin = newValue }
+    }
+
+    /// The journal of the exchanges so far.
+    public var journal: Journal { pair.journal }
+
     public init(_ scenario: Scenario, journalCapacity: Int = 10_000) {
         var random = RandomSource.seeded(7)
-        engine = Engine(scenario: scenario, configuration: .init(journalCapacity: journalCapacity), random: &random)
+        let engine = Engine(scenario: scenario, random: &random)
+        pair = EnginePair(origin: engine, random: .seeded(42), journalCapacity: journalCapacity)
     }
 
     @discardableResult
@@ -34,7 +44,13 @@ public struct Harness {
                 stream: httpProtocol == .h2 ? 2 * exchange - 1 : nil
             )
         )
-        return engine.handle(request, now: now, random: &random)
+        return pair.handle(request, now: now)
+    }
+
+    /// Changes a user as the timeline or the control endpoint would, journaled.
+    @discardableResult
+    public mutating func changeUser(_ name: String, _ action: TimelineStep.Action) -> JournalEntry? {
+        pair.changeUser(name, action, reason: "test", now: now)
     }
 
     @discardableResult

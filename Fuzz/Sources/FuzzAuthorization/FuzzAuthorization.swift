@@ -143,7 +143,7 @@ let proxyYAML = """
 
 /// An engine after its first (unauthenticated) request, with the Digest challenges it issued.
 struct Prepared: Sendable {
-    var engine: Engine
+    var engine: JournaledEngine
     var realm: String
     /// The Digest challenges of the 401/407, in order: algorithm token (lower-case), nonce, opaque.
     var digest: [(algorithm: String, nonce: String, opaque: String?)]
@@ -161,7 +161,7 @@ struct Prepared: Sendable {
         }
         let scenario = hop == .proxy ? loaded.proxyScenario! : loaded
         var random = RandomSource.seeded(7)
-        engine = Engine(scenario: scenario, configuration: .init(journalCapacity: 1000, hop: hop), random: &random)
+        engine = JournaledEngine(Engine(scenario: scenario, configuration: .init(hop: hop), random: &random), capacity: 1000)
         realm = scenario.realm
         self.method = method
         self.target = target
@@ -218,7 +218,7 @@ func allowedStatuses(_ hop: Hop) -> Set<Int> {
 /// Handles one request and checks what every exchange must satisfy.
 @discardableResult
 func send(
-    _ engine: inout Engine, value: String?, hop: Hop, method: String = "GET", target: String = "/", connection: UInt64 = 1,
+    _ engine: inout JournaledEngine, value: String?, hop: Hop, method: String = "GET", target: String = "/", connection: UInt64 = 1,
     exchange: Int, now: Date
 ) -> Exchange {
     let headers = value.map { [HeaderField(hop.credentialsHeader, $0)] } ?? []
@@ -345,7 +345,7 @@ func negTokenResp(_ token: [UInt8]) -> [UInt8] {
 
 /// An engine whose connection 1 received a CHALLENGE, and the scheme that sent it.
 struct Challenged: Sendable {
-    var engine: Engine
+    var engine: JournaledEngine
     var scheme: String
 
     init(_ prepared: Prepared, scheme: String, token: [UInt8]) {
@@ -385,5 +385,24 @@ func fuzzToken(_ target: (state: Challenged, prepared: Prepared, wrap: Bool), _ 
 enum Main {
     static func main() {
         runLibFuzzer { data, size in fuzz(data ?? UnsafePointer(bitPattern: 1)!, size) }
+    }
+}
+
+/// An engine with the journal an ``EnginePair`` would hand it: the invariants read the journal's growth.
+struct JournaledEngine {
+    var engine: Engine
+    var journal: JournalLog
+
+    init(_ engine: Engine, capacity: Int) {
+        self.engine = engine
+        journal = JournalLog(capacity: capacity)
+    }
+
+    var state: (journal: Journal, nextSeq: Int) { (journal.journal, journal.nextSeq) }
+    var hop: Hop { engine.hop }
+    var scenario: Scenario { engine.scenario }
+
+    mutating func handle(_ request: Request, now: Date, random: inout some RandomNumberGenerator) -> Exchange {
+        engine.handle(request, now: now, random: &random, journal: &journal)
     }
 }

@@ -45,7 +45,7 @@ let t0 = Date(timeIntervalSince1970: 1_800_000_000)
 
 func serve(_ scenario: Scenario, hop: Hop) {
     var random = RandomSource.seeded(1)
-    var engine = Engine(scenario: scenario, configuration: .init(journalCapacity: 100, hop: hop), random: &random)
+    var engine = JournaledEngine(Engine(scenario: scenario, configuration: .init(hop: hop), random: &random), capacity: 100)
     let target = hop == .proxy ? "http://127.0.0.1:8080/" : "/"
     let first = send(&engine, nil, hop: hop, target: target, exchange: 1)
     // A user whose password the scenario knows, else one it does not have: a user file's hashes cost
@@ -80,7 +80,7 @@ func rawChallenges(of scenario: Scenario) -> [String] {
 }
 
 @discardableResult
-func send(_ engine: inout Engine, _ value: String?, hop: Hop, target: String, exchange: Int) -> Exchange {
+func send(_ engine: inout JournaledEngine, _ value: String?, hop: Hop, target: String, exchange: Int) -> Exchange {
     let headers = value.map { [HeaderField(hop.credentialsHeader, $0)] } ?? []
     let request = Request(method: "GET", target: target, headers: headers, connection: ConnectionInfo(id: 1, exchange: exchange))
     let journalBefore = engine.state.journal.count
@@ -120,5 +120,24 @@ func send(_ engine: inout Engine, _ value: String?, hop: Hop, target: String, ex
 enum Main {
     static func main() {
         runLibFuzzer { data, size in fuzz(data ?? UnsafePointer(bitPattern: 1)!, size) }
+    }
+}
+
+/// An engine with the journal an ``EnginePair`` would hand it: the invariants read the journal's growth.
+struct JournaledEngine {
+    var engine: Engine
+    var journal: JournalLog
+
+    init(_ engine: Engine, capacity: Int) {
+        self.engine = engine
+        journal = JournalLog(capacity: capacity)
+    }
+
+    var state: (journal: Journal, nextSeq: Int) { (journal.journal, journal.nextSeq) }
+    var hop: Hop { engine.hop }
+    var scenario: Scenario { engine.scenario }
+
+    mutating func handle(_ request: Request, now: Date, random: inout some RandomNumberGenerator) -> Exchange {
+        engine.handle(request, now: now, random: &random, journal: &journal)
     }
 }

@@ -1,53 +1,7 @@
 import Foundation
 
+/// The answers the control plane (``ControlPlane``) builds from, and the journal page's shape.
 extension Engine {
-    /// The control endpoints under `/_authmock/`. They are not exchanges under test and are not journaled.
-    mutating func control(_ request: Request, now: Date) -> Exchange {
-        let endpoint = String(request.path.dropFirst(Self.controlPrefix.count))
-        if endpoint == "users" || endpoint.hasPrefix("users/") {
-            // Steps that came due while no request arrived apply first, so the answer is current.
-            if scenarioState.startedAt == nil { scenarioState.startedAt = now }
-            let due = applyStepsBeforeRequest(now: now)
-            var exchange = usersControl(request, name: endpoint == "users" ? nil : String(endpoint.dropFirst("users/".count)), now: now)
-            exchange.events = due + exchange.events
-            return exchange
-        }
-        switch endpoint {
-        case "":
-            return Exchange(response: page(request))
-        case "tls":
-            guard request.method == "GET" else { return Exchange(response: Self.methodNotAllowed(allow: "GET")) }
-            guard let description = scenarioState.tlsDescription else {
-                return Exchange(response: Self.plain(status: 404, "404 Not Found: this scenario serves no TLS\n"))
-            }
-            return Exchange(response: Response(status: 200, headers: [HeaderField("Content-Type", "application/json")], body: description))
-        case "tls/rotate":
-            guard request.method == "POST" else { return Exchange(response: Self.methodNotAllowed(allow: "POST")) }
-            guard scenarioState.tlsDescription != nil else {
-                return Exchange(response: Self.plain(status: 404, "404 Not Found: this scenario serves no TLS\n"))
-            }
-            let keepKey = Self.queryItem("keep-key", in: request.target).map { $0 != "false" } ?? (scenario.tls?.rotateKeepsKey ?? true)
-            return Exchange(response: Self.json(["rotating": true, "keep_key": keepKey]), actions: [.rotateCertificate(keepKey: keepKey)])
-        default:
-            return Exchange(response: controlResponse(request, now: now))
-        }
-    }
-
-    private mutating func controlResponse(_ request: Request, now: Date) -> Response {
-        let endpoint = String(request.path.dropFirst(Self.controlPrefix.count))
-        switch endpoint {
-        case "journal":
-            guard let since = Self.journalPageRequest(request) else { return Self.methodNotAllowed(allow: "GET") }
-            return Self.json(journalPage(since: since))
-        case "reset":
-            guard request.method == "POST" else { return Self.methodNotAllowed(allow: "POST") }
-            reset(at: now)
-            return Self.json(["reset": true])
-        default:
-            return Self.plain(status: 404, "404 Not Found: no control endpoint \(request.path) (have: GET /_authmock/ (the live page), GET /_authmock/journal, POST /_authmock/reset, GET /_authmock/tls, POST /_authmock/tls/rotate, GET /_authmock/users, POST /_authmock/users/NAME)\n")
-        }
-    }
-
     /// For `GET /_authmock/journal[?since=N]`, the `since` value (0 when absent); nil for any other request.
     /// The server uses it to encode the page outside its lock.
     public static func journalPageRequest(_ request: Request) -> Int? {
@@ -55,9 +9,17 @@ extension Engine {
         return queryItem("since", in: request.target).flatMap(Int.init) ?? 0
     }
 
-    /// The retained journal entries newer than `since`.
-    public func journalPage(since: Int) -> JournalPage {
-        JournalPage(entries: log.journal.entries.filter { $0.seq > since }, evicted: log.journal.evicted)
+    /// The retained entries of `journal` newer than `since`.
+    static func journalPage(_ journal: Journal, since: Int) -> JournalPage {
+        JournalPage(entries: journal.entries.filter { $0.seq > since }, evicted: journal.evicted)
+    }
+
+    /// What `GET /_authmock/tls` serves, set by the shell.
+    var tlsDescription: [UInt8]? { scenarioState.tlsDescription }
+
+    /// Marks the start of the scenario at `now` unless a request already did.
+    mutating func startIfIdle(at now: Date) {
+        if scenarioState.startedAt == nil { scenarioState.startedAt = now }
     }
 
     /// The body of `GET /_authmock/journal`.

@@ -3,15 +3,16 @@ import Foundation
 extension Engine {
     /// Keeps an entry in the journal. Every entry an engine produces passes here: the log gives it its
     /// `seq`, and a proxy's engine marks it `hop: proxy`.
-    mutating func append(_ entry: JournalEntry) -> JournalEntry {
+    func append(_ entry: JournalEntry, to journal: inout JournalLog) -> JournalEntry {
         var entry = entry
         if hop == .proxy { entry.hop = .proxy }
-        return log.append(entry)
+        return journal.append(entry)
     }
 
     /// Journals a decided exchange: with what the request leaked and the fault played on the answer.
     mutating func record(
-        request: Request, now: Date, credentials: PresentedCredentials?, verdict: Verdict, detail: String?, response: Response
+        request: Request, now: Date, credentials: PresentedCredentials?, verdict: Verdict, detail: String?, response: Response,
+        journal: inout JournalLog
     ) -> JournalEntry {
         let challenges = response.headers.values(challengeHeader)
         var entry = JournalEntry(
@@ -22,7 +23,7 @@ extension Engine {
         entry.fault = response.fault?.journalText(over: request.connection.httpProtocol)
         entry.reset = response.streamReset?.rawValue
         entry.hostile = response.hostile
-        return append(entry)
+        return append(entry, to: &journal)
     }
 
     /// The challenges as the journal keeps them: at most 32 fields, each cut to 512 bytes, saying what was
@@ -41,13 +42,14 @@ extension Engine {
     /// `Connection: close`; ``EnginePair/reject(_:connection:hop:status:verdict:detail:close:now:)`` decides
     /// whether it really closes.
     public mutating func reject(
-        partial request: Request?, connection: ConnectionInfo, status: Int, verdict: Verdict, detail: String, now: Date
+        partial request: Request?, connection: ConnectionInfo, status: Int, verdict: Verdict, detail: String, now: Date,
+        journal: inout JournalLog
     ) -> Exchange {
         let response = Self.plain(status: status, "\(status) \(Self.reason(status)): \(detail)\n", close: true)
         var entry = JournalEntry(request: request, connection: connection, time: now, verdict: verdict, detail: detail, status: status)
         // A refusal records the body's size, not its hash: the hash is for bodies the engine judged.
         entry.bodySHA256 = nil
-        entry = append(entry)
+        entry = append(entry, to: &journal)
         return Exchange(response: response, entry: entry)
     }
 
@@ -60,13 +62,14 @@ extension Engine {
     ///   - reset: the `RST_STREAM` error code sent (`REFUSED_STREAM`), if any.
     ///   - goaway: the `GOAWAY` error code sent (`PROTOCOL_ERROR`), if any.
     public mutating func recordHTTP2Failure(
-        _ request: Request?, connection: ConnectionInfo, reset: String?, goaway: String?, verdict: Verdict, detail: String, now: Date
+        _ request: Request?, connection: ConnectionInfo, reset: String?, goaway: String?, verdict: Verdict, detail: String, now: Date,
+        journal: inout JournalLog
     ) -> JournalEntry {
         var entry = JournalEntry(request: request, connection: connection, time: now, verdict: verdict, detail: detail, status: 0)
         entry.bodySHA256 = nil
         entry.reset = reset
         entry.goaway = goaway
-        return append(entry)
+        return append(entry, to: &journal)
     }
 
     /// Records a TLS connection when it closes: its handshake, and whether any request arrived on it.
@@ -75,7 +78,7 @@ extension Engine {
     ///   - failure: why the handshake failed, or nil when it completed.
     ///   - requests: how many HTTP requests the connection carried.
     public mutating func recordTLSConnection(
-        _ connection: ConnectionInfo, failure: String?, requests: Int, now: Date
+        _ connection: ConnectionInfo, failure: String?, requests: Int, now: Date, journal: inout JournalLog
     ) -> JournalEntry {
         let verdict: Verdict
         let detail: String
@@ -89,15 +92,18 @@ extension Engine {
             verdict = .tlsOK
             detail = "\(requests) request(s) over \(connection.tls?.version ?? "TLS")"
         }
-        return append(JournalEntry(connection: connection, time: now, verdict: verdict, detail: detail, requests: requests))
+        let entry = JournalEntry(connection: connection, time: now, verdict: verdict, detail: detail, requests: requests)
+        return append(entry, to: &journal)
     }
 
     /// Records a connection the shell closed at once because it already held `limit` connections.
-    public mutating func recordRefusedConnection(_ connection: ConnectionInfo, limit: Int, now: Date) -> JournalEntry {
+    public func recordRefusedConnection(
+        _ connection: ConnectionInfo, limit: Int, now: Date, journal: inout JournalLog
+    ) -> JournalEntry {
         append(JournalEntry(
             connection: connection, time: now, verdict: .connectionLimit,
             detail: "closed at once: the server already holds \(limit) connections (--max-connections)", requests: nil
-        ))
+        ), to: &journal)
     }
 
     static let credentialHeaders = ["authorization", "proxy-authorization", "cookie"]

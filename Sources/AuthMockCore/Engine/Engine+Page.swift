@@ -6,9 +6,9 @@ extension Engine {
     /// scenario's links, TLS facts and users with their current passwords, and the journal newest first,
     /// rendered by ``JournalHTML`` as the conformance report renders a cell's exchanges. A few lines of
     /// script poll `GET /_authmock/?since=N`, which answers the newer entries as HTML list items.
-    func page(_ request: Request) -> Response {
+    func page(_ request: Request, journal: Journal) -> Response {
         guard request.method == "GET" || request.method == "HEAD" else { return Self.methodNotAllowed(allow: "GET") }
-        let entries = log.journal.entries
+        let entries = journal.entries
         if let since = Self.queryItem("since", in: request.target).flatMap(Int.init) {
             let newer = entries.filter { $0.seq > since }.reversed().map(JournalHTML.entry).joined()
             return Self.html(newer)
@@ -53,7 +53,7 @@ extension Engine {
         html += "</table></section>\n"
         let last = entries.last?.seq ?? 0
         html += "<section id=\"exchanges\"><h2>Journal, newest first</h2>"
-        html += "<p class=\"note\">Refreshed every second; \(log.journal.evicted) older entries were dropped from memory.</p>\n"
+        html += "<p class=\"note\">Refreshed every second; \(journal.evicted) older entries were dropped from memory.</p>\n"
         html += "<ol class=\"journal\" id=\"journal\" data-last=\"\(last)\">\n"
         html += entries.reversed().map(JournalHTML.entry).joined()
         html += "</ol></section>\n<script>\(Self.pageScript)</script>\n</body></html>\n"

@@ -38,10 +38,10 @@ extension Engine {
     }
 
     /// Applies the steps due before a request is decided: time-based ones and `at-request`.
-    mutating func applyStepsBeforeRequest(now: Date) -> [JournalEntry] {
+    mutating func applyStepsBeforeRequest(now: Date, journal: inout JournalLog) -> [JournalEntry] {
         let elapsed = now.timeIntervalSince(scenarioState.startedAt ?? now)
         let requests = scenarioState.requests
-        return applySteps(now: now) { trigger in
+        return applySteps(now: now, journal: &journal) { trigger in
             switch trigger {
             case .afterTime(let seconds): return elapsed >= seconds
             case .atRequest(let n): return requests >= n
@@ -51,23 +51,26 @@ extension Engine {
     }
 
     /// Counts a success for `name` and applies the `after-successes` steps that became due.
-    mutating func recordSuccess(of name: String, now: Date) -> [JournalEntry] {
+    mutating func recordSuccess(of name: String, now: Date, journal: inout JournalLog) -> [JournalEntry] {
         guard let index = scenarioState.users.firstIndex(where: { $0.user.name == name }) else { return [] }
         scenarioState.users[index].successes += 1
         let successes = scenarioState.users[index].successes
-        return applySteps(now: now, restrictedTo: name) { trigger in
+        return applySteps(now: now, restrictedTo: name, journal: &journal) { trigger in
             if case .afterSuccesses(let n) = trigger { return successes >= n }
             return false
         }
     }
 
-    private mutating func applySteps(now: Date, restrictedTo user: String? = nil, due: (TimelineStep.Trigger) -> Bool) -> [JournalEntry] {
+    private mutating func applySteps(
+        now: Date, restrictedTo user: String? = nil, journal: inout JournalLog, due: (TimelineStep.Trigger) -> Bool
+    ) -> [JournalEntry] {
         var entries: [JournalEntry] = []
         for (index, step) in scenario.timeline.enumerated() where !scenarioState.firedSteps.contains(index) {
             if let user, step.user != user { continue }
             guard due(step.trigger) else { continue }
             scenarioState.firedSteps.insert(index)
-            if let entry = change(step.user, step.action, reason: "timeline step \(index + 1) (\(Self.describe(step.trigger)))", now: now) {
+            let reason = "timeline step \(index + 1) (\(Self.describe(step.trigger)))"
+            if let entry = change(step.user, step.action, reason: reason, now: now, journal: &journal) {
                 entries.append(entry)
             }
         }
@@ -81,12 +84,16 @@ extension Engine {
 
     /// Changes a user as a timeline step or the control endpoint would, and journals it; nil when there
     /// is no such user. For hosts that drive the engine directly (the Swift fixture library).
-    public mutating func changeUser(_ name: String, _ action: TimelineStep.Action, reason: String, now: Date) -> JournalEntry? {
-        change(name, action, reason: reason, now: now)
+    public mutating func changeUser(
+        _ name: String, _ action: TimelineStep.Action, reason: String, now: Date, journal: inout JournalLog
+    ) -> JournalEntry? {
+        change(name, action, reason: reason, now: now, journal: &journal)
     }
 
     /// Changes a user and journals the change; nil when there is no such user.
-    mutating func change(_ name: String, _ action: TimelineStep.Action, reason: String, now: Date) -> JournalEntry? {
+    mutating func change(
+        _ name: String, _ action: TimelineStep.Action, reason: String, now: Date, journal: inout JournalLog
+    ) -> JournalEntry? {
         guard let index = scenarioState.users.firstIndex(where: { $0.user.name == name }) else { return nil }
         let verdict: Verdict
         let what: String
@@ -116,7 +123,7 @@ extension Engine {
             verdict = .userRemoved
             what = "\(name) was removed"
         }
-        return append(JournalEntry(userChange: name, time: now, verdict: verdict, detail: "\(what) (\(reason))"))
+        return append(JournalEntry(userChange: name, time: now, verdict: verdict, detail: "\(what) (\(reason))"), to: &journal)
     }
 
     static func describe(_ trigger: TimelineStep.Trigger) -> String {
@@ -131,7 +138,7 @@ extension Engine {
 
     /// `GET /_authmock/users` and `POST /_authmock/users/{name}` with a JSON body
     /// `{"password": "new"}`, `{"enabled": false}` (lock) or `{"enabled": true}` (unlock).
-    mutating func usersControl(_ request: Request, name: String?, now: Date) -> Exchange {
+    mutating func usersControl(_ request: Request, name: String?, now: Date, journal: inout JournalLog) -> Exchange {
         guard let name else {
             guard request.method == "GET" else { return Exchange(response: Self.methodNotAllowed(allow: "GET")) }
             return Exchange(response: Self.json(scenarioState.users.map(UserStatus.init)))
@@ -148,8 +155,8 @@ extension Engine {
         }
         var entries: [JournalEntry] = []
         let reason = "\(request.method) \(request.path)"
-        if let password = change.password, let entry = self.change(decodedName, .setPassword(password), reason: reason, now: now) { entries.append(entry) }
-        if let enabled = change.enabled, let entry = self.change(decodedName, enabled ? .unlock : .lock, reason: reason, now: now) { entries.append(entry) }
+        if let password = change.password, let entry = self.change(decodedName, .setPassword(password), reason: reason, now: now, journal: &journal) { entries.append(entry) }
+        if let enabled = change.enabled, let entry = self.change(decodedName, enabled ? .unlock : .lock, reason: reason, now: now, journal: &journal) { entries.append(entry) }
         let status = scenarioState.users.first { $0.user.name == decodedName }.map(UserStatus.init)
         return Exchange(response: Self.json(status), events: entries)
     }

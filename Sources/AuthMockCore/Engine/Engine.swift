@@ -18,24 +18,21 @@ import Foundation
 /// `+Digest`, `+NTLM`), users and the timeline (`Engine+Users`) and the control endpoints
 /// (`Engine+Control`).
 public struct Engine: Sendable {
-    /// Limits that bound the engine's memory, and which side of a proxy the engine plays.
+    /// Which side of a proxy the engine plays, and whose credentials must not reach it.
     public struct Configuration: Sendable, Equatable {
-        /// How many journal entries stay in memory (`GET /_authmock/journal`); older ones are evicted.
-        public var journalCapacity: Int
         public var hop: Hop
         /// The other party's users (a proxy's: the origin's), whose credentials must never reach this one:
         /// a request that carries them is journaled as a leak.
         public var foreignUsers: [User]
 
-        public init(journalCapacity: Int = 10_000, hop: Hop = .origin, foreignUsers: [User] = []) {
-            self.journalCapacity = journalCapacity
+        public init(hop: Hop = .origin, foreignUsers: [User] = []) {
             self.hop = hop
             self.foreignUsers = foreignUsers
         }
     }
 
     /// The reserved path prefix for control endpoints; scenarios cannot serve paths under it.
-    public static let controlPrefix = "/_authmock/"
+    public static let controlPrefix = ControlPlane.prefix
 
     public let scenario: Scenario
     public let hop: Hop
@@ -60,15 +57,9 @@ public struct Engine: Sendable {
     var scenarioState: ScenarioState
     /// What belongs to one TCP connection (NTLM handshakes); ``connectionClosed(_:)`` ends it.
     var connections = ConnectionStates()
-    /// The journal and the sequence of its entries. An ``EnginePair`` lends its origin's to its proxy.
-    var log: JournalLog
-
-    /// The journal and the sizes of the engine's state, for reading.
+    /// The sizes of the engine's state, for reading. The journal is its caller's (an ``EnginePair``'s).
     public var state: EngineState {
-        EngineState(
-            journal: log.journal, nextSeq: log.nextSeq, rememberedNonces: scenarioState.nonces.count,
-            ntlmConnections: connections.ntlmCount
-        )
+        EngineState(rememberedNonces: scenarioState.nonces.count, ntlmConnections: connections.ntlmCount)
     }
 
     /// URLs the shell bound, for `{url}`, `{other_host_url}`, `{http_url}` and `{second_url}` in resource
@@ -97,25 +88,24 @@ public struct Engine: Sendable {
         self.scenarioState = ScenarioState(
             nonces: NonceStore(capacity: scenario.nonce.remember), users: scenario.users.map { UserRecord(user: $0) }
         )
-        self.log = JournalLog(capacity: configuration.journalCapacity)
     }
 
-    /// Answers one request and records it.
-    public mutating func handle(_ request: Request, now: Date, random: inout some RandomNumberGenerator) -> Exchange {
-        if request.path.hasPrefix(Self.controlPrefix) || request.path == String(Self.controlPrefix.dropLast()) {
-            return control(request, now: now)
-        }
+    /// Answers one request and records it in `journal`. Control requests (`/_authmock/…`) are the
+    /// ``ControlPlane``'s, not the engine's.
+    public mutating func handle(
+        _ request: Request, now: Date, random: inout some RandomNumberGenerator, journal: inout JournalLog
+    ) -> Exchange {
         if scenarioState.startedAt == nil { scenarioState.startedAt = now }
         scenarioState.requests += 1
-        var events = applyStepsBeforeRequest(now: now)
+        var events = applyStepsBeforeRequest(now: now, journal: &journal)
         var decision = decide(request, now: now, random: &random)
         decision.response.fault = fault(for: decision, request: request)
         let entry = record(
             request: request, now: now, credentials: decision.credentials, verdict: decision.verdict,
-            detail: decision.detail, response: decision.response
+            detail: decision.detail, response: decision.response, journal: &journal
         )
         if let user = decision.authenticatedUser {
-            events += recordSuccess(of: user, now: now)
+            events += recordSuccess(of: user, now: now, journal: &journal)
         }
         decision.response.headers.append(HeaderField("X-Authmock-Verdict", decision.verdict.rawValue))
         let actions = rotationActions(after: request)
@@ -130,7 +120,7 @@ public struct Engine: Sendable {
     /// instead of `100 Continue` (RFC 9110 §10.1.1 allows it; Apache and IIS do it), so that clients meet
     /// the case where the body they held back must be sent again with their credentials.
     public func challengesBeforeBody(_ request: Request) -> Bool {
-        guard !request.path.hasPrefix(Self.controlPrefix), let resource = scenario.resource(forPath: request.path), resource.protected else {
+        guard !ControlPlane.isControl(request.path), let resource = scenario.resource(forPath: request.path), resource.protected else {
             return false
         }
         return request.headers.values(hop.credentialsHeader).isEmpty && ntlmUser(on: request.connection.id) == nil
@@ -141,11 +131,10 @@ public struct Engine: Sendable {
         scenarioState.tlsDescription = json
     }
 
-    /// Starts the scenario over: clears the journal and every nonce (clients holding one get
-    /// `stale=true` next time), restores the users, forgets every connection's state and restarts the
-    /// timeline. `seq` keeps counting.
+    /// Starts the scenario over: forgets every nonce (clients holding one get `stale=true` next time),
+    /// restores the users, forgets every connection's state and restarts the timeline. The journal is
+    /// its owner's to clear (``EnginePair/reset(at:)``).
     public mutating func reset(at now: Date? = nil) {
-        log.removeAll()
         scenarioState.reset(users: scenario.users, startedAt: now)
         connections.removeAll()
     }

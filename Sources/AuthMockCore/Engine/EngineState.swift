@@ -31,12 +31,8 @@ struct ScenarioState: Sendable, Equatable {
     }
 }
 
-/// What an engine holds now, for reading: its journal and the sizes of its state.
+/// The sizes of what an engine holds now, for reading.
 public struct EngineState: Sendable, Equatable {
-    /// The in-memory journal (for an ``EnginePair``'s proxy, empty: its entries are in the origin's).
-    public let journal: Journal
-    /// The `seq` the next journal entry gets.
-    public let nextSeq: Int
     /// How many Digest nonces are remembered right now (bounded by the scenario's `nonce.remember`).
     public let rememberedNonces: Int
     /// How many connections have NTLM state (a handshake in progress or done); closed ones have none.

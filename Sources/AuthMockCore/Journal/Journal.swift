@@ -40,20 +40,20 @@ public struct Journal: Sendable, Equatable {
 
 /// The journal as an engine writes it: the ring of entries, and the number the next entry gets.
 ///
-/// ``append(_:)`` is the one place where an entry's `seq` is set. An ``EnginePair`` lends its origin's
-/// log to its proxy's engine for each call, so both hops are numbered in one sequence, in the order the
-/// decisions were made.
-struct JournalLog: Sendable, Equatable {
-    private(set) var journal: Journal
+/// ``append(_:)`` is the one place where an entry's `seq` is set. An ``EnginePair`` owns one and hands it
+/// to whichever engine decides, so both hops are numbered in one sequence, in the order the decisions
+/// were made; an engine driven alone (tests, fuzzing) is handed one by its caller.
+public struct JournalLog: Sendable, Equatable {
+    public private(set) var journal: Journal
     /// From 1; keeps counting across resets, so that a journal file never repeats a number.
-    private(set) var nextSeq = 1
+    public private(set) var nextSeq = 1
 
-    init(capacity: Int) {
+    public init(capacity: Int = 10_000) {
         journal = Journal(capacity: capacity)
     }
 
     /// Numbers the entry and keeps it; returns it as kept.
-    mutating func append(_ entry: JournalEntry) -> JournalEntry {
+    public mutating func append(_ entry: JournalEntry) -> JournalEntry {
         var entry = entry
         entry.seq = nextSeq
         nextSeq += 1
@@ -62,7 +62,7 @@ struct JournalLog: Sendable, Equatable {
     }
 
     /// Empties the journal; the sequence goes on.
-    mutating func removeAll() {
+    public mutating func removeAll() {
         journal.removeAll()
     }
 }

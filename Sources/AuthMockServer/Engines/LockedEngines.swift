@@ -30,7 +30,10 @@ final class LockedEngines: Sendable {
     init(scenario: Scenario, configuration: ServerConfiguration) {
         let random = configuration.seed.map(RandomSource.seeded) ?? .system
         // `after:` timeline steps count from here.
-        let pair = EnginePair(scenario: scenario, journalCapacity: configuration.journalCapacity, random: random, startedAt: configuration.clock())
+        let pair = EnginePair(
+            scenario: scenario, journalCapacity: configuration.journalCapacity, random: random,
+            startedAt: configuration.clock()
+        )
         locked = NIOLockedValueBox(pair)
         clock = configuration.clock
     }
@@ -61,45 +64,57 @@ final class LockedEngines: Sendable {
 
     // MARK: Exchanges
 
-    func handle(_ request: Request) -> Exchange {
-        // The journal page can be large: copy it under the lock, encode it outside.
-        if let since = Engine.journalPageRequest(request) {
-            return Exchange(response: Engine.json(read { $0.journalPage(since: since) }))
-        }
-        return decide { pair, now in
-            let exchange = pair.handle(request, now: now)
-            return (exchange, exchange.journalEntries)
-        }
-    }
-
-    func handleProxy(_ request: Request) -> Exchange {
-        decide { pair, now in
-            let exchange = pair.handleProxy(request, now: now)
-            return (exchange, exchange.journalEntries)
-        }
-    }
-
     /// Refuses a request the shell could not hand over whole, or a proxy target it may not reach, and
     /// journals it as the origin's or the proxy's.
     func reject(
-        _ request: Request?, connection: ConnectionInfo, hop: Hop, status: Int, verdict: Verdict, detail: String, close: Bool
+        _ request: Request?, connection: ConnectionInfo, hop: Hop, status: Int, verdict: Verdict, detail: String,
+        close: Bool
     ) -> Exchange {
         decide { pair, now in
-            let exchange = pair.reject(request, connection: connection, hop: hop, status: status, verdict: verdict, detail: detail, close: close, now: now)
+            let exchange = pair.reject(
+                request, connection: connection, hop: hop, status: status, verdict: verdict, detail: detail,
+                close: close, now: now
+            )
             return (exchange, exchange.journalEntries)
         }
     }
 
     /// Journals an HTTP/2 stream or connection ended with an error code instead of an answer (status 0).
-    func recordHTTP2Failure(_ request: Request?, connection: ConnectionInfo, reset: String?, goaway: String?, verdict: Verdict, detail: String) {
+    func recordHTTP2Failure(
+        _ request: Request?, connection: ConnectionInfo, reset: String?, goaway: String?, verdict: Verdict,
+        detail: String
+    ) {
         decide { pair, now in
-            ((), [pair.recordHTTP2Failure(request, connection: connection, reset: reset, goaway: goaway, verdict: verdict, detail: detail, now: now)])
+            let entry = pair.recordHTTP2Failure(
+                request, connection: connection, reset: reset, goaway: goaway, verdict: verdict, detail: detail,
+                now: now
+            )
+            return ((), [entry])
         }
     }
 
-    /// What must run off the event loop before `handle` (a slow password hash), if anything.
-    func slowPasswordCheck(_ request: Request) -> (@Sendable () -> Void)? {
-        read { $0.slowPasswordCheck(request) }
+    /// Plans the answer to a request on `hop`: now, or after a slow check (see ``EnginePair/Plan``).
+    func plan(_ request: Request, hop: Hop) -> EnginePair.Plan {
+        // The journal page can be large: copy it under the lock, encode it outside.
+        if hop == .origin, let since = Engine.journalPageRequest(request) {
+            return .answer(Exchange(response: Engine.json(read { $0.journalPage(since: since) })))
+        }
+        return decide { pair, now in
+            let plan = pair.plan(request, hop: hop, now: now)
+            guard case .answer(let exchange) = plan else { return (plan, []) }
+            return (plan, exchange.journalEntries)
+        }
+    }
+
+    /// Answers a request on `hop` once its slow check ran.
+    func answer(_ request: Request, hop: Hop) -> Exchange {
+        if hop == .origin, let since = Engine.journalPageRequest(request) {
+            return Exchange(response: Engine.json(read { $0.journalPage(since: since) }))
+        }
+        return decide { pair, now in
+            let exchange = pair.answer(request, hop: hop, now: now)
+            return (exchange, exchange.journalEntries)
+        }
     }
 
     func challengesBeforeBody(_ request: Request) -> Bool {
@@ -114,7 +129,9 @@ final class LockedEngines: Sendable {
 
     /// Records a TLS connection's handshake and request count when it closes.
     func recordTLSConnection(_ connection: ConnectionInfo, failure: String?, requests: Int) {
-        decide { pair, now in ((), [pair.recordTLSConnection(connection, failure: failure, requests: requests, now: now)]) }
+        decide { pair, now in
+            ((), [pair.recordTLSConnection(connection, failure: failure, requests: requests, now: now)])
+        }
     }
 
     func recordRefusedConnection(_ connection: ConnectionInfo, limit: Int) {

@@ -7,10 +7,10 @@ import NIOHTTP2
 /// Translates between HTTP/1.1 parts and the engine's terms, for an origin or a proxy connection.
 ///
 /// It assembles request parts into an ``ExchangeRequest`` for its ``ExchangeResponder`` (the origin's or
-/// the forward proxy's), which answers through the connection's ``ResponseWriter``. What cannot reach that handler it refuses itself, through the engine, so that it
-/// is journaled: a body over the limit (413), a request the decoder cannot parse (400, 431), a head that
-/// trickles in past the header timeout (408). The decoder cannot resynchronise after those, so the
-/// connection closes.
+/// the forward proxy's), which answers through the connection's ``ResponseWriter``. What cannot reach that
+/// handler it refuses itself, through the engine, so that it is journaled: a body over the limit (413), a
+/// request the decoder cannot parse (400, 431), a head that trickles in past the header timeout (408). The
+/// decoder cannot resynchronise after those, so the connection closes.
 ///
 /// On an HTTP/2 stream it also journals a stream that ends without being handed over: a header block the
 /// HTTP/1 translation rejects (reset with `PROTOCOL_ERROR`), a stream reset by the client, by NIO's HTTP/2
@@ -43,8 +43,8 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var body: [UInt8] = []
 
     init(
-        hop: Hop, engines: LockedEngines, record: ConnectionRecord, writer: ResponseWriter, maxBodySize: Int, logger: Logger,
-        responder: any ExchangeResponder
+        hop: Hop, engines: LockedEngines, record: ConnectionRecord, writer: ResponseWriter, maxBodySize: Int,
+        logger: Logger, responder: any ExchangeResponder
     ) {
         self.hop = hop
         self.responder = responder
@@ -90,22 +90,32 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
         let request = makeRequest(head, body: body, connection: connection(starting: true))
         body = []
         if let code = stream.resetByClient {
-            let detail = "the client reset stream \(id) with RST_STREAM \(HTTP2Failures.name(code)) before its request was complete"
-            engines.recordHTTP2Failure(request, connection: request.connection, reset: nil, goaway: nil, verdict: .http2StreamReset, detail: detail)
+            let detail = "the client reset stream \(id) with RST_STREAM \(HTTP2Failures.name(code))"
+                + " before its request was complete"
+            journal(request, reset: nil, verdict: .http2StreamReset, detail: detail)
         } else if let failure = stream.failures.failure(of: id) {
             let name = HTTP2Failures.name(failure.code)
-            let detail = "stream \(id) broke HTTP/2 before its request was complete (\(failure.reason)): RST_STREAM \(name)"
-            engines.recordHTTP2Failure(request, connection: request.connection, reset: name, goaway: nil, verdict: .http2Malformed, detail: detail)
+            let detail = "stream \(id) broke HTTP/2 before its request was complete (\(failure.reason)):"
+                + " RST_STREAM \(name)"
+            journal(request, reset: name, verdict: .http2Malformed, detail: detail)
         } else if let code = stream.closedWith, code != .cancel {
             // NIO's HTTP/2 handler reset the stream, and closes it before it reports why. (CANCEL: a GOAWAY or
             // the connection's end closed it, which is journaled on the connection.)
             let name = HTTP2Failures.name(code)
-            let detail = "stream \(id) broke HTTP/2 before its request was complete (a frame against the stream's rules, such as a body longer than its content-length): RST_STREAM \(name)"
-            engines.recordHTTP2Failure(request, connection: request.connection, reset: name, goaway: nil, verdict: .http2Malformed, detail: detail)
+            let detail = "stream \(id) broke HTTP/2 before its request was complete (a frame against the stream's"
+                + " rules, such as a body longer than its content-length): RST_STREAM \(name)"
+            journal(request, reset: name, verdict: .http2Malformed, detail: detail)
         } else {
             let detail = "the connection closed before the request on stream \(id) was complete"
-            engines.recordHTTP2Failure(request, connection: request.connection, reset: nil, goaway: nil, verdict: .http2StreamReset, detail: detail)
+            journal(request, reset: nil, verdict: .http2StreamReset, detail: detail)
         }
+    }
+
+    /// Journals a stream that ended before its request was whole (status 0), reset with `reset` if it was.
+    private func journal(_ request: Request, reset: String?, verdict: Verdict, detail: String) {
+        engines.recordHTTP2Failure(
+            request, connection: request.connection, reset: reset, goaway: nil, verdict: verdict, detail: detail
+        )
     }
 
     /// The engine's view of the connection, at a new exchange when `starting`.
@@ -131,7 +141,9 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
             let tooLarge = (declared ?? 0) > maxBodySize
             state = .receiving(head, tooLarge: tooLarge)
             let interim = InterimResponse.decide(for: head, bodyRefused: tooLarge) {
-                hop == .origin && engines.challengesBeforeBody(makeRequest(head, body: [], connection: connection(starting: false)))
+                guard hop == .origin else { return false }
+                let request = makeRequest(head, body: [], connection: connection(starting: false))
+                return engines.challengesBeforeBody(request)
             }
             switch interim {
             case .none: break
@@ -156,7 +168,10 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
             body = []
             if tooLarge {
                 let detail = "the request body exceeds \(maxBodySize) bytes"
-                refuse(request, on: request.connection, answering: head, status: 413, verdict: .bodyTooLarge, detail: detail, context: context)
+                refuse(
+                    request, on: request.connection, answering: head, status: 413, verdict: .bodyTooLarge,
+                    detail: detail, context: context
+                )
             } else {
                 responder.respond(to: ExchangeRequest(request: request, head: head), writer: writer, context: context)
             }
@@ -171,7 +186,8 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     /// Answers a request expecting 100-continue with the challenge it will get anyway.
     private func challengeBeforeBody(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
-        var exchange = engines.handle(makeRequest(head, body: [], connection: connection(starting: true)))
+        // No credentials, so no slow check to plan for: the origin answers at once.
+        var exchange = engines.answer(makeRequest(head, body: [], connection: connection(starting: true)), hop: .origin)
         journaled = true
         // HTTP/1.1 cannot leave a body unread and go on; an HTTP/2 stream can.
         if stream == nil { exchange.response.closeConnection = true }
@@ -186,10 +202,12 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// Refuses a request before it reaches the responder: journaled, then answered with
     /// `Connection: close`.
     private func refuse(
-        _ request: Request?, on connection: ConnectionInfo, answering head: HTTPRequestHead, status: Int, verdict: Verdict, detail: String,
-        context: ChannelHandlerContext
+        _ request: Request?, on connection: ConnectionInfo, answering head: HTTPRequestHead, status: Int,
+        verdict: Verdict, detail: String, context: ChannelHandlerContext
     ) {
-        let exchange = engines.reject(request, connection: connection, hop: hop, status: status, verdict: verdict, detail: detail, close: true)
+        let exchange = engines.reject(
+            request, connection: connection, hop: hop, status: status, verdict: verdict, detail: detail, close: true
+        )
         writer.write(Answer(response: exchange.response, request: head), context: context)
     }
 
@@ -197,7 +215,10 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// its bytes (it writes them below the HTTP codec, which holds only half a request).
     private func headerTimedOut(context: ChannelHandlerContext) -> ByteBuffer {
         let detail = "the request head did not arrive within the header timeout"
-        let exchange = engines.reject(nil, connection: connection(starting: true), hop: hop, status: 408, verdict: .headerTimeout, detail: detail, close: true)
+        let exchange = engines.reject(
+            nil, connection: connection(starting: true), hop: hop, status: 408, verdict: .headerTimeout, detail: detail,
+            close: true
+        )
         state = .failed
         return ResponseWriter.closingBytes(of: exchange.response, allocator: context.channel.allocator)
     }
@@ -236,17 +257,26 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
             let detail = partial == nil
                 ? "the connection closed before the request head was complete"
                 : "the connection closed before the request body was complete"
-            _ = engines.reject(partial, connection: connection, hop: hop, status: 400, verdict: .malformedRequest, detail: detail, close: true)
+            _ = engines.reject(
+                partial, connection: connection, hop: hop, status: 400, verdict: .malformedRequest, detail: detail,
+                close: true
+            )
             state = .failed
             context.close(promise: nil)
         case .headerOverflow:
             state = .failed
             let detail = "the request's header fields exceed the server's limit"
-            refuse(partial, on: connection, answering: Self.unparsed, status: 431, verdict: .headersTooLarge, detail: detail, context: context)
+            refuse(
+                partial, on: connection, answering: Self.unparsed, status: 431, verdict: .headersTooLarge,
+                detail: detail, context: context
+            )
         default:
             state = .failed
             let detail = "the request is not valid HTTP/1.1 (\(parserError))"
-            refuse(partial, on: connection, answering: Self.unparsed, status: 400, verdict: .malformedRequest, detail: detail, context: context)
+            refuse(
+                partial, on: connection, answering: Self.unparsed, status: 400, verdict: .malformedRequest,
+                detail: detail, context: context
+            )
         }
     }
 
@@ -258,15 +288,18 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
         switch state {
         case .idle where !journaled, .receiving:
             var request: Request?
-            if case .receiving(let head, _) = state { request = makeRequest(head, body: body, connection: connection(starting: true)) }
+            if case .receiving(let head, _) = state {
+                request = makeRequest(head, body: body, connection: connection(starting: true))
+            }
             journaled = true
             state = .failed
             body = []
             let id = Int(stream.streamID)
-            let detail = "stream \(id) is not a valid HTTP request (\(HTTP2Failures.describe(error))): RST_STREAM PROTOCOL_ERROR"
+            let detail = "stream \(id) is not a valid HTTP request (\(HTTP2Failures.describe(error))):"
+                + " RST_STREAM PROTOCOL_ERROR"
             engines.recordHTTP2Failure(
-                request, connection: request?.connection ?? connection(starting: true), reset: "PROTOCOL_ERROR", goaway: nil,
-                verdict: .http2Malformed, detail: detail
+                request, connection: request?.connection ?? connection(starting: true), reset: "PROTOCOL_ERROR",
+                goaway: nil, verdict: .http2Malformed, detail: detail
             )
             stream.reset(.protocolError)
         default:

@@ -1,55 +1,22 @@
 import AuthMockCore
-import Logging
 import NIOCore
 
-/// Plays the origin: asks the engine what to answer a request, does what the engine asks of the shell
-/// first (a certificate rotation), and hands the answer to the connection's ``ResponseWriter``.
+/// Plays the origin: answers each request through the hop every answer takes (``EngineAnswerer``), which
+/// does what the engine asks of the shell (a certificate rotation) before the answer is written.
 final class OriginResponder: ExchangeResponder {
-    /// Carries out the engine's ``ServerAction``s; the future completes when they are done.
-    typealias Perform = @Sendable ([ServerAction], any EventLoop) -> EventLoopFuture<Void>
-
-    private let engines: LockedEngines
+    private let answerer: EngineAnswerer
     /// HTTP/1.1's request decoder, renewed after an ignored Upgrade; nil on an HTTP/2 stream.
     private let decoder: RequestDecoderSlot?
-    private let perform: Perform
-    private let logger: Logger
 
-    init(engines: LockedEngines, decoder: RequestDecoderSlot?, perform: @escaping Perform, logger: Logger) {
-        self.engines = engines
+    init(answerer: EngineAnswerer, decoder: RequestDecoderSlot?) {
+        self.answerer = answerer
         self.decoder = decoder
-        self.perform = perform
-        self.logger = logger
     }
 
     func respond(to incoming: ExchangeRequest, writer: ResponseWriter, context: ChannelHandlerContext) {
         // The origin upgrades nothing: after `Upgrade: h2c` (or a CONNECT sent to it) the connection
         // goes on in HTTP/1.1, read by a fresh decoder.
         if let decoder, RequestDecoderSlot.stopsDecoder(incoming.head) { decoder.renew(context: context) }
-        guard let slowCheck = engines.slowPasswordCheck(incoming.request) else {
-            answer(incoming, exchange: engines.handle(incoming.request), writer: writer, context: context)
-            return
-        }
-        let loopBound = NIOLoopBound((self, writer, context), eventLoop: context.eventLoop)
-        SlowHashHop.run(slowCheck, on: context.eventLoop).whenComplete { _ in
-            let (responder, writer, context) = loopBound.value
-            responder.answer(incoming, exchange: responder.engines.handle(incoming.request), writer: writer, context: context)
-        }
-    }
-
-    /// Writes the engine's answer once the shell has done what it asked (a response announcing a
-    /// rotation goes out only once new connections get the new certificate).
-    private func answer(_ incoming: ExchangeRequest, exchange: Exchange, writer: ResponseWriter, context: ChannelHandlerContext) {
-        let request = incoming.request
-        logger.debug("\(request.method) \(request.target) → \(exchange.response.status) \(exchange.entry?.verdict.rawValue ?? "control")")
-        let answer = Answer(response: exchange.response, request: incoming.head)
-        if exchange.actions.isEmpty {
-            writer.write(answer, context: context)
-            return
-        }
-        let loopBound = NIOLoopBound((writer, context), eventLoop: context.eventLoop)
-        perform(exchange.actions, context.eventLoop).whenComplete { _ in
-            let (writer, context) = loopBound.value
-            writer.write(answer, context: context)
-        }
+        answerer.answer(incoming, hop: .origin, writer: writer, context: context)
     }
 }

@@ -7,29 +7,24 @@ import NIOHTTP1
 /// `HTTPProxySimulator`: the target is checked (``ProxyRouting``, pure), the proxy's engine decides on
 /// its credentials (407 or granted), and a granted request is handed to the origin in-process
 /// (absolute-form `GET http://…`) or turns this channel into a tunnel into the origin (`CONNECT`).
+/// Both hops' decisions take the way every answer takes (``EngineAnswerer``): slow password checks off the
+/// loop, and the engine's actions (a certificate rotation asked of the origin) done before the answer.
 /// One per proxy connection: it keeps the connection's current HTTP decoder.
 final class ForwardProxyResponder: ExchangeResponder {
-    private let engines: LockedEngines
+    private let answerer: EngineAnswerer
     private let stack: ProxyStack
     private let logger: Logger
 
-    init(engines: LockedEngines, stack: ProxyStack, logger: Logger) {
-        self.engines = engines
+    init(answerer: EngineAnswerer, stack: ProxyStack, logger: Logger) {
+        self.answerer = answerer
         self.stack = stack
         self.logger = logger
     }
 
+    private var engines: LockedEngines { answerer.engines }
+
     func respond(to incoming: ExchangeRequest, writer: ResponseWriter, context: ChannelHandlerContext) {
         let request = incoming.request
-        func answer(_ response: Response) {
-            writer.write(Answer(response: response, request: incoming.head), context: context)
-        }
-        // Whatever the answer, unless a tunnel opens, a CONNECT (or an ignored Upgrade) leaves NIO's
-        // decoder spent: renew it.
-        var tunnelling = false
-        defer {
-            if RequestDecoderSlot.stopsDecoder(incoming.head), !tunnelling { stack.decoder.renew(context: context) }
-        }
         var listener: OriginListener?
         let routing = ProxyRouting.decide(method: request.method, target: request.target) { [stack] port in
             listener = stack.origin(port)
@@ -37,27 +32,66 @@ final class ForwardProxyResponder: ExchangeResponder {
         }
         switch routing {
         case .refuse(let status, let verdict, let detail):
-            let exchange = engines.reject(request, connection: request.connection, hop: .proxy, status: status, verdict: verdict, detail: detail, close: false)
-            answer(exchange.response)
+            let exchange = engines.reject(
+                request, connection: request.connection, hop: .proxy, status: status, verdict: verdict, detail: detail,
+                close: false
+            )
+            answer(incoming, exchange.response, writer: writer, context: context)
         case .forward(let target):
-            let hop = engines.handleProxy(request)
-            guard hop.response.status == 200 else { return answer(hop.response) }
-            // A real proxy consumes its own credentials: the origin must not see them from here.
-            var forwarded = request
-            forwarded.target = target.originForm
-            forwarded.headers.removeAll { ["proxy-authorization", "proxy-connection"].contains($0.name.lowercased()) }
-            answer(engines.handle(forwarded).response)
+            let forwarded = Self.forwarded(incoming, to: target.originForm)
+            decideOnProxy(incoming, context: context) { [self] proxy in
+                guard proxy.status == 200 else { return answer(incoming, proxy, writer: writer, context: context) }
+                answerer.answer(forwarded, hop: .origin, writer: writer, context: context)
+                renewSpentDecoder(after: incoming, context: context)
+            }
         case .tunnel:
-            let hop = engines.handleProxy(request)
-            guard hop.response.status == 200, let listener else { return answer(hop.response) }
-            tunnelling = true
-            startTunnel(into: listener, proxyConnection: request.connection.id, context: context)
+            let origin = listener
+            decideOnProxy(incoming, context: context) { [self] proxy in
+                guard proxy.status == 200, let origin else {
+                    return answer(incoming, proxy, writer: writer, context: context)
+                }
+                startTunnel(into: origin, proxyConnection: request.connection.id, context: context)
+            }
         }
+    }
+
+    /// The proxy's engine decides on the request's credentials, the way every hop decides
+    /// (``EngineAnswerer``), and hands its answer (407, or 200 for granted) to `then`.
+    private func decideOnProxy(
+        _ incoming: ExchangeRequest, context: ChannelHandlerContext, then: @escaping (Response) -> Void
+    ) {
+        let decided = answerer.decide(incoming.request, hop: .proxy, on: context.eventLoop)
+        decided.whenReady(on: context.eventLoop) { then($0.response) }
+    }
+
+    /// The request as the origin gets it: in origin-form, and without the proxy's own credentials, which a
+    /// real proxy consumes.
+    private static func forwarded(_ incoming: ExchangeRequest, to originForm: String) -> ExchangeRequest {
+        var forwarded = incoming
+        forwarded.request.target = originForm
+        let consumed = ["proxy-authorization", "proxy-connection"]
+        forwarded.request.headers.removeAll { consumed.contains($0.name.lowercased()) }
+        return forwarded
+    }
+
+    /// Writes the proxy's own answer (no tunnel follows).
+    private func answer(
+        _ incoming: ExchangeRequest, _ response: Response, writer: ResponseWriter, context: ChannelHandlerContext
+    ) {
+        writer.write(Answer(response: response, request: incoming.head), context: context)
+        renewSpentDecoder(after: incoming, context: context)
+    }
+
+    /// Unless a tunnel opens, a CONNECT (or an ignored Upgrade) leaves NIO's decoder spent: renew it.
+    private func renewSpentDecoder(after incoming: ExchangeRequest, context: ChannelHandlerContext) {
+        if RequestDecoderSlot.stopsDecoder(incoming.head) { stack.decoder.renew(context: context) }
     }
 
     /// Answers the CONNECT and plays the origin on this channel: the proxy's HTTP handlers go, the
     /// origin's (TLS included) come, and the decoder's leftover bytes are forwarded into them.
-    private func startTunnel(into origin: OriginListener, proxyConnection: UInt64, context: ChannelHandlerContext) {
+    private func startTunnel(
+        into origin: OriginListener, proxyConnection: UInt64, context: ChannelHandlerContext
+    ) {
         let channel = context.channel
         let sync = channel.pipeline.syncOperations
         do {
@@ -65,9 +99,11 @@ final class ForwardProxyResponder: ExchangeResponder {
             sync.removeHandler(stack.pipelining, promise: nil)
             sync.removeHandler(stack.encoder, promise: nil)
             let decoderContext = try sync.context(handler: stack.decoder.decoder)
-            decoderContext.writeAndFlush(NIOAny(ResponseWriter.tunnelEstablished(allocator: channel.allocator)), promise: nil)
+            let established = ResponseWriter.tunnelEstablished(allocator: channel.allocator)
+            decoderContext.writeAndFlush(NIOAny(established), promise: nil)
             try stack.tunnel(channel, origin)
             engines.connectionClosed(proxyConnection)  // the proxy's state for this connection ends here
+            // NIO's back-pressure handler re-issues a read it was holding as it goes.
             sync.removeHandler(stack.backPressure, promise: nil)
             sync.removeHandler(context: context, promise: nil)  // the proxy connection's ExchangeHandler
             // Last: removing the decoder forwards the bytes it holds into the origin's handlers.

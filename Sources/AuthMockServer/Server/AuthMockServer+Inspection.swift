@@ -81,19 +81,8 @@ extension AuthMockServer {
     /// Returns whether that happened. Use it after a client exits, before reading its TLS entries.
     @discardableResult
     public func waitForConnectionsToClose(timeout: Duration = .seconds(5)) async -> Bool {
-        if connections.openCount == 0 { return true }
-        let connections = self.connections
-        // The last close wakes the wait; the sleep is only the deadline racing it.
-        return await withTaskGroup(of: Bool.self) { group in
-            group.addTask { await connections.waitUntilIdle() }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return false
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
-        }
+        // True at once when none is open; otherwise the last close wakes the wait, or the deadline ends it.
+        await connections.waitUntilIdle(until: ContinuousClock.now + timeout)
     }
 
     /// The sizes of the state the server keeps, for checking that nothing outlives its connection.

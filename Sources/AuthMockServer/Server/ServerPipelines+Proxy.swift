@@ -13,11 +13,14 @@ extension ServerPipelines {
         let connectionGuard = ConnectionGuard(timeouts: timeouts)
         let registry = self.registry
         let stack = ProxyStack(
-            encoder: HTTPResponseEncoder(), decoder: RequestDecoderSlot(limits: decoderLimits), pipelining: HTTPServerPipelineHandler(),
+            encoder: HTTPResponseEncoder(), decoder: RequestDecoderSlot(limits: decoderLimits),
+            pipelining: HTTPServerPipelineHandler(),
             backPressure: BackPressureHandler(), origin: origin,
-            tunnel: { [self] channel, origin in try configureOrigin(channel, id: registry.allocateID(), tls: origin.tls) }
+            tunnel: { [self] channel, origin in
+                try configureOrigin(channel, id: registry.allocateID(), tls: origin.tls)
+            }
         )
-        let proxy = ForwardProxyResponder(engines: engines, stack: stack, logger: logger)
+        let proxy = ForwardProxyResponder(answerer: answerer, stack: stack, logger: logger)
         try channel.pipeline.syncOperations.addHandlers([
             connectionGuard, stack.encoder, stack.decoder.decoder, stack.pipelining, stack.backPressure,
             exchangeHandler(hop: .proxy, record: record, connectionGuard: connectionGuard, responder: proxy),

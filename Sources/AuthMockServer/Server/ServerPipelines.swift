@@ -14,7 +14,7 @@ import NIOTLS
 ///  → TLSConnectionObserver]                        the cipher, then leaves; the observer journals the rest)
 /// ConnectionGuard                                  header and idle timeouts, below the HTTP codec
 /// HTTP codec + HTTPServerPipelineHandler           NIO's; one request at a time, graceful quiescing
-/// BackPressureHandler                              holds reads while the client does not read
+/// BackPressureHandler                              NIO's; holds reads while the client does not read
 /// ExchangeHandler (origin) → OriginResponder       parts → Request; the engine's answer → ResponseWriter
 /// ```
 /// Over HTTP/2 (ALPN `h2`, or the preface on a prior-knowledge listener) the guard counts streams, NIO's
@@ -38,9 +38,12 @@ struct ServerPipelines: Sendable {
     /// HTTP/2 on the origin's listeners (and through CONNECT tunnels to them).
     let http2: HTTP2Policy
     let logger: Logger
-    let perform: OriginResponder.Perform
+    let perform: EngineAnswerer.Perform
     /// The origin listening on a port, if it is one of the server's (the proxy's only targets).
     let origin: @Sendable (Int) -> OriginListener?
+
+    /// How every hop's responder turns a request into its answer.
+    var answerer: EngineAnswerer { EngineAnswerer(engines: engines, perform: perform, logger: logger) }
 
     /// Plays the origin on a channel: a new connection, or a CONNECT tunnel through the proxy.
     func configureOrigin(_ channel: any Channel, id: UInt64, tls: TLSRuntime?) throws {
@@ -51,7 +54,9 @@ struct ServerPipelines: Sendable {
         if let tls {
             let (context, served) = tls.forNewConnection
             record.tlsFacts = TLSFacts(certificateSHA256: served.fingerprintSHA256, pinSHA256: served.pinSHA256)
-            try channel.pipeline.syncOperations.addHandlers([TLSHelloSniffer(record: record), NIOSSLServerHandler(context: context)])
+            try channel.pipeline.syncOperations.addHandlers([
+                TLSHelloSniffer(record: record), NIOSSLServerHandler(context: context),
+            ])
         }
         try addOriginHandlers(to: channel, record: record)
     }
@@ -75,7 +80,8 @@ struct ServerPipelines: Sendable {
             try sync.addHandler(ApplicationProtocolNegotiationHandler { [self] result, channel in
                 channel.eventLoop.makeCompletedFuture {
                     let (record, connectionGuard) = loopBound.value
-                    try addHTTPHandlers(h2: result == .negotiated("h2") || speakH2Anyway, to: channel, record: record, connectionGuard: connectionGuard)
+                    let h2 = result == .negotiated("h2") || speakH2Anyway
+                    try addHTTPHandlers(h2: h2, to: channel, record: record, connectionGuard: connectionGuard)
                 }
             })
         case (.priorKnowledge, false):
@@ -87,7 +93,9 @@ struct ServerPipelines: Sendable {
         }
     }
 
-    private func addHTTPHandlers(h2: Bool, to channel: any Channel, record: ConnectionRecord, connectionGuard: ConnectionGuard) throws {
+    private func addHTTPHandlers(
+        h2: Bool, to channel: any Channel, record: ConnectionRecord, connectionGuard: ConnectionGuard
+    ) throws {
         if h2 {
             try addHTTP2Handlers(to: channel, record: record, connectionGuard: connectionGuard)
         } else {
@@ -96,22 +104,30 @@ struct ServerPipelines: Sendable {
     }
 
     /// HTTP/1.1 behind the guard.
-    private func addHTTP1Handlers(to channel: any Channel, record: ConnectionRecord, connectionGuard: ConnectionGuard) throws {
+    private func addHTTP1Handlers(
+        to channel: any Channel, record: ConnectionRecord, connectionGuard: ConnectionGuard
+    ) throws {
         let sync = channel.pipeline.syncOperations
         // NIO's server pipeline, with a decoder that can be renewed after an Upgrade it ignored. Pipelining
         // assistance serialises pipelined requests and implements quiescing (ChannelShouldQuiesceEvent) for
         // graceful shutdown. Error handling is ours, so that protocol errors are journaled.
         let decoder = RequestDecoderSlot(limits: decoderLimits)
-        try sync.addHandlers([HTTPResponseEncoder(configuration: .init()), decoder.decoder, HTTPServerPipelineHandler(), NIOHTTPResponseHeadersValidator()])
+        try sync.addHandlers([
+            HTTPResponseEncoder(configuration: .init()), decoder.decoder, HTTPServerPipelineHandler(),
+            NIOHTTPResponseHeadersValidator(),
+        ])
         try sync.addHandler(BackPressureHandler())
-        let origin = OriginResponder(engines: engines, decoder: decoder, perform: perform, logger: logger)
-        try sync.addHandler(exchangeHandler(hop: .origin, record: record, connectionGuard: connectionGuard, responder: origin))
+        let origin = OriginResponder(answerer: answerer, decoder: decoder)
+        let handler = exchangeHandler(hop: .origin, record: record, connectionGuard: connectionGuard, responder: origin)
+        try sync.addHandler(handler)
     }
 
     /// HTTP/2 behind the guard: NIO's connection handler, and per stream the control, NIO's translation
     /// to HTTP/1 parts and the exchange handler. Every stream shares the connection's record (its id and
     /// exchange count); its NTLM state ends with the TCP connection, not with a stream.
-    private func addHTTP2Handlers(to channel: any Channel, record: ConnectionRecord, connectionGuard: ConnectionGuard) throws {
+    private func addHTTP2Handlers(
+        to channel: any Channel, record: ConnectionRecord, connectionGuard: ConnectionGuard
+    ) throws {
         connectionGuard.becomeMultiplexed()
         let engines = self.engines, id = record.id
         channel.closeFuture.whenComplete { _ in engines.connectionClosed(id) }
@@ -131,14 +147,18 @@ struct ServerPipelines: Sendable {
         ) { [self] stream in
             stream.eventLoop.makeCompletedFuture {
                 let (record, connectionGuard, failures) = loopBound.value
-                try addStreamHandlers(to: stream, connection: channel, record: record, connectionGuard: connectionGuard, failures: failures)
+                try addStreamHandlers(
+                    to: stream, connection: channel, record: record, connectionGuard: connectionGuard,
+                    failures: failures
+                )
             }
         }
         try sync.addHandler(HTTP2FailureJournal(failures: failures, engines: engines, record: record, logger: logger))
     }
 
     private func addStreamHandlers(
-        to stream: any Channel, connection: any Channel, record: ConnectionRecord, connectionGuard: ConnectionGuard, failures: HTTP2Failures
+        to stream: any Channel, connection: any Channel, record: ConnectionRecord, connectionGuard: ConnectionGuard,
+        failures: HTTP2Failures
     ) throws {
         let streamID = try stream.syncOptions!.getOption(HTTP2StreamChannelOptions.streamID)
         connectionGuard.streamOpened()
@@ -152,8 +172,11 @@ struct ServerPipelines: Sendable {
         let control = HTTP2StreamControl(streamID: streamID, connection: connection, failures: failures)
         let sync = stream.pipeline.syncOperations
         try sync.addHandlers([control, HTTP2FramePayloadToHTTP1ServerCodec()])
-        let origin = OriginResponder(engines: engines, decoder: nil, perform: perform, logger: logger)
-        try sync.addHandler(exchangeHandler(hop: .origin, record: record, connectionGuard: connectionGuard, responder: origin, stream: control))
+        let origin = OriginResponder(answerer: answerer, decoder: nil)
+        let handler = exchangeHandler(
+            hop: .origin, record: record, connectionGuard: connectionGuard, responder: origin, stream: control
+        )
+        try sync.addHandler(handler)
     }
 
     func exchangeHandler(

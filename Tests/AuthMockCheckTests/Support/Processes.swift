@@ -1,6 +1,7 @@
 import AuthMockCheck
 import Foundation
 
+@_exported import AuthMockProcessSupport
 @_exported import AuthMockTestSupport
 
 /// The `authmock` binary built next to this test bundle.

@@ -1,7 +1,8 @@
 import AuthMockCheck
 import Foundation
 
-// Shared by the test targets that start programs (curl, the `authmock` binary, deliberately wrong clients).
+// Shared by the test targets that start programs (curl, the `authmock` binary, deliberately wrong clients);
+// a target of its own so that AuthMockTestSupport, and with it the core's tests, build no NIO.
 
 public struct ProcessResult: Sendable {
     public var status: Int32
