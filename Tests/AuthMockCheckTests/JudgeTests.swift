@@ -268,3 +268,30 @@ struct JudgeTLSStoryTests {
         #expect(story.hasSuffix("it refused the renewed certificate although its key was unchanged: it pinned the certificate"))
     }
 }
+
+/// Credentials the engine did not read (a public resource, a 404) are read from the header of the entry's hop.
+struct PresentedSchemeTests {
+    static func entry(hop: String?, header: String) throws -> JournalEntry {
+        let json = """
+            {"body_bytes": 0, "connection": 1, "exchange": 1, \(hop.map { "\"hop\": \"\($0)\", " } ?? "")\
+            "headers": [{"name": "Host", "value": "127.0.0.1:8080"}, \
+            {"credential": true, "name": "\(header)", "value": "Basic YWxpY2U6d29uZGVybGFuZA=="}], \
+            "method": "GET", "protocol": "http/1.1", "remote": "127.0.0.1:1", "seq": 1, "status": 200, "target": "/", \
+            "time": "2026-01-01T00:00:00.000Z", "verdict": "public", "version": "HTTP/1.1"}
+            """
+        return try JSONDecoder().decode(JournalEntry.self, from: Data(json.utf8))
+    }
+
+    @Test func credentialsOnAPublicResourceAreSeen() throws {
+        let judge = Judge(expectations: Expectations(), authority: "127.0.0.1:8080")
+        let origin = try Self.entry(hop: nil, header: "Authorization")
+        #expect(judge.matches(EntryPattern(credentials: .scheme("Basic")), origin))
+        #expect(Judge.summary(origin, authority: "127.0.0.1:8080") == "#1 GET / [Basic] → 200 public")
+        #expect(Judge.schemesUsed([origin]) == [SchemeUse(hop: .origin, scheme: "Basic")])
+        // The header of the other hop is not the entry's credentials.
+        let proxy = try Self.entry(hop: "proxy", header: "Authorization")
+        #expect(judge.matches(EntryPattern(credentials: EntryPattern.CredentialsMatch.none), proxy))
+        let proxied = try Self.entry(hop: "proxy", header: "Proxy-Authorization")
+        #expect(Judge.schemesUsed([proxied]) == [SchemeUse(hop: .proxy, scheme: "Basic")])
+    }
+}

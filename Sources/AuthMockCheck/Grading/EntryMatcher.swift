@@ -88,8 +88,7 @@ extension JournalEntry {
     /// header with no scheme.
     var presentedScheme: String? {
         if let scheme = credentials?.scheme, !scheme.isEmpty { return scheme }
-        let header = (hop ?? .origin).credentialsHeader
-        guard let value = headers.first(where: { $0.name.lowercased() == header })?.value else { return nil }
+        guard let value = header((hop ?? .origin).credentialsHeader) else { return nil }
         let scheme = Engine.leadingToken(value)
         return scheme.isEmpty ? "(empty)" : scheme
     }
