@@ -36,7 +36,9 @@ public final class AuthMockFixture: Sendable {
     // MARK: - Starting and stopping
 
     /// Starts a server playing `scenario`, listening once this returns.
-    public static func start(_ scenario: Scenario, configuration: ServerConfiguration = fixtureConfiguration) async throws -> AuthMockFixture {
+    public static func start(_ scenario: Scenario, configuration: ServerConfiguration = fixtureConfiguration)
+        async throws -> AuthMockFixture
+    {
         let mock = AuthMockFixture(server: AuthMockServer(scenario: scenario, configuration: configuration))
         let queue = mock.queue
         mock.server.setJournalObserver { entry in queue.append(entry) }
@@ -46,14 +48,20 @@ public final class AuthMockFixture: Sendable {
 
     /// Starts a server playing the scenario file at `path` (validated fully first; a bad file throws a
     /// ``ScenarioLoadError`` whose description lists every problem as `file:line:column: …`).
-    public static func start(scenarioFile path: String, configuration: ServerConfiguration = fixtureConfiguration) async throws -> AuthMockFixture {
+    public static func start(scenarioFile path: String, configuration: ServerConfiguration = fixtureConfiguration)
+        async throws -> AuthMockFixture
+    {
         try await start(ScenarioLoader.load(file: path, files: .fileSystem), configuration: configuration)
     }
 
     /// Starts a server playing scenario YAML given as text (user files it names are read relative to
     /// the working directory).
-    public static func start(yaml: String, configuration: ServerConfiguration = fixtureConfiguration) async throws -> AuthMockFixture {
-        try await start(ScenarioLoader.load(yaml: yaml, file: "<yaml>", files: .fileSystem), configuration: configuration)
+    public static func start(yaml: String, configuration: ServerConfiguration = fixtureConfiguration)
+        async throws -> AuthMockFixture
+    {
+        try await start(
+            ScenarioLoader.load(yaml: yaml, file: "<yaml>", files: .fileSystem), configuration: configuration
+        )
     }
 
     /// Stops accepting, finishes in-flight responses and removes generated certificate files. A
@@ -198,7 +206,9 @@ public func withAuthMock<T>(
     try await scoped(await AuthMockFixture.start(yaml: yaml, configuration: configuration), body)
 }
 
-private func scoped<T>(_ start: @autoclosure () async throws -> AuthMockFixture, _ body: (AuthMockFixture) async throws -> T) async throws -> T {
+private func scoped<T>(
+    _ start: @autoclosure () async throws -> AuthMockFixture, _ body: (AuthMockFixture) async throws -> T
+) async throws -> T {
     let mock = try await start()
     let result: T
     do {

@@ -71,12 +71,17 @@ public struct TLSIdentity: Sendable {
 
     /// Generates an identity. `now` fixes the validity windows (tests pass a fixed time).
     public static func generate(_ request: IdentityRequest, now: Date = Date()) throws -> TLSIdentity {
-        let root = try Signer.makeRoot(name: "authmock test root", keyType: request.kind == .sha1Signature ? .rsa2048 : .ecdsaP256, now: now)
+        let root = try Signer.makeRoot(
+            name: "authmock test root", keyType: request.kind == .sha1Signature ? .rsa2048 : .ecdsaP256, now: now
+        )
         var issuer = root
         var sentIntermediates: [Certificate] = []
         if request.intermediate || request.kind == .incompleteChain {
             // A SHA-1 leaf needs an RSA issuer: swift-certificates signs sha1WithRSAEncryption with RSA keys only.
-            issuer = try root.makeIntermediate(name: "authmock test intermediate", keyType: request.kind == .sha1Signature ? .rsa2048 : .ecdsaP256, now: now)
+            issuer = try root.makeIntermediate(
+                name: "authmock test intermediate", keyType: request.kind == .sha1Signature ? .rsa2048 : .ecdsaP256,
+                now: now
+            )
             if request.kind != .incompleteChain { sentIntermediates.append(issuer.certificate) }
         }
         if request.kind == .untrustedRoot {
@@ -118,7 +123,8 @@ public struct TLSIdentity: Sendable {
     /// The leaf's key: the requested type, or a 1024-bit RSA key for the weak-key identity.
     private static func leafKey(for request: IdentityRequest) throws -> Certificate.PrivateKey {
         switch (request.kind, request.keyType) {
-        case (.weakKey, _): return Certificate.PrivateKey(try _RSA.Signing.PrivateKey(unsafeKeySize: .init(bitCount: 1024)))
+        case (.weakKey, _):
+            return Certificate.PrivateKey(try _RSA.Signing.PrivateKey(unsafeKeySize: .init(bitCount: 1024)))
         case (_, .rsa2048): return Certificate.PrivateKey(try _RSA.Signing.PrivateKey(keySize: .bits2048))
         case (_, .ecdsaP256): return Certificate.PrivateKey(P256.Signing.PrivateKey())
         }
@@ -126,7 +132,9 @@ public struct TLSIdentity: Sendable {
 
     /// The leaf's names, validity and signature: valid for a month, unless the identity is broken on purpose.
     private static func leafTemplate(for request: IdentityRequest, now: Date) -> LeafTemplate {
-        var template = LeafTemplate(hosts: request.hosts, notBefore: now.addingTimeInterval(-3600), notAfter: now.addingTimeInterval(30 * 86400))
+        var template = LeafTemplate(
+            hosts: request.hosts, notBefore: now.addingTimeInterval(-3600), notAfter: now.addingTimeInterval(30 * 86400)
+        )
         switch request.kind {
         case .expired:
             template.notBefore = now.addingTimeInterval(-30 * 86400)
@@ -171,7 +179,9 @@ public struct TLSIdentity: Sendable {
         let certificates = try PEMDocument.parseMultiple(pemString: chainPEM).map { try Certificate(pemDocument: $0) }
         guard let leaf = certificates.first else { throw TLSIdentityError("the certificate file holds no certificate") }
         let key = try Certificate.PrivateKey(pemEncoded: privateKeyPEM)
-        guard key.publicKey == leaf.publicKey else { throw TLSIdentityError("the private key does not belong to the first certificate") }
+        guard key.publicKey == leaf.publicKey else {
+            throw TLSIdentityError("the private key does not belong to the first certificate")
+        }
         var identity = try TLSIdentity(
             kind: nil, leaf: leaf, leafKey: nil, intermediates: Array(certificates.dropFirst()),
             trust: certificates.last!, signer: nil, template: nil
@@ -182,8 +192,8 @@ public struct TLSIdentity: Sendable {
     }
 
     private init(
-        kind: IdentityKind?, leaf: Certificate, leafKey: Certificate.PrivateKey?, intermediates: [Certificate], trust: Certificate,
-        signer: Signer?, template: LeafTemplate?
+        kind: IdentityKind?, leaf: Certificate, leafKey: Certificate.PrivateKey?, intermediates: [Certificate],
+        trust: Certificate, signer: Signer?, template: LeafTemplate?
     ) throws {
         self.kind = kind
         self.leafPEM = try leaf.serializeAsPEM().pemString
@@ -254,7 +264,9 @@ struct LeafTemplate: Sendable {
         }
     }
 
-    func extensions(for key: Certificate.PrivateKey, issuerKey: Certificate.PublicKey?) throws -> Certificate.Extensions {
+    func extensions(for key: Certificate.PrivateKey, issuerKey: Certificate.PublicKey?)
+        throws -> Certificate.Extensions
+    {
         let names: [GeneralName] = hosts.map { host in
             if let ip = IPAddressBytes(host) { return .ipAddress(ASN1OctetString(contentBytes: ip[...])) }
             return .dnsName(host)
@@ -266,7 +278,9 @@ struct LeafTemplate: Sendable {
             try ExtendedKeyUsage([.serverAuth])
             if subjectAltNames { SubjectAlternativeNames(names) }
             SubjectKeyIdentifier(hash: key.publicKey)
-            if let issuerKey { AuthorityKeyIdentifier(keyIdentifier: SubjectKeyIdentifier(hash: issuerKey).keyIdentifier) }
+            if let issuerKey {
+                AuthorityKeyIdentifier(keyIdentifier: SubjectKeyIdentifier(hash: issuerKey).keyIdentifier)
+            }
         }
     }
 
@@ -337,8 +351,9 @@ struct Signer: Sendable {
 
     func sign(_ template: LeafTemplate, key: Certificate.PrivateKey) throws -> Certificate {
         try Certificate(
-            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: key.publicKey, notValidBefore: template.notBefore,
-            notValidAfter: template.notAfter, issuer: certificate.subject, subject: try template.subject,
+            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: key.publicKey,
+            notValidBefore: template.notBefore, notValidAfter: template.notAfter, issuer: certificate.subject,
+            subject: try template.subject,
             signatureAlgorithm: template.signatureAlgorithm ?? self.key.defaultSignatureAlgorithm,
             extensions: try template.extensions(for: key, issuerKey: self.key.publicKey), issuerPrivateKey: self.key
         )

@@ -7,7 +7,10 @@ struct Banner {
     var ready: ReadyInfo
 
     var text: String {
-        var lines = ["authmock \(AuthMockCommand.version) serving \"\(scenario.name)\"" + (scenario.description.isEmpty ? "" : ": \(scenario.description)")]
+        var lines = [
+            "authmock \(AuthMockCommand.version) serving \"\(scenario.name)\""
+                + (scenario.description.isEmpty ? "" : ": \(scenario.description)")
+        ]
         lines.append("  listening  \(ready.url)  (\(ready.protocols.joined(separator: ", ")))")
         if let http = ready.httpURL { lines.append("  plain      \(http)") }
         if let proxy = ready.proxy {
@@ -46,7 +49,9 @@ struct Banner {
         var words = ["curl"]
         if let proxy = ready.proxy {
             words += ["-x", proxy.url]
-            if let user = proxy.users.first { words += ["--proxy-anyauth", "--proxy-user", Self.shellQuote("\(user.name):\(Self.password(user))")] }
+            if let user = proxy.users.first {
+                words += ["--proxy-anyauth", "--proxy-user", Self.shellQuote("\(user.name):\(Self.password(user))")]
+            }
         }
         switch scenario.http2.mode {
         case .only: words.append("--http2")
@@ -55,9 +60,14 @@ struct Banner {
         }
         if let tls = ready.tls {
             words += ["--cacert", Self.shellQuote(tls.caFile)]
-            if let client = tls.clientCerts?[user.name] { words += ["--cert", Self.shellQuote(client.certFile), "--key", Self.shellQuote(client.keyFile)] }
+            if let client = tls.clientCerts?[user.name] {
+                words += ["--cert", Self.shellQuote(client.certFile), "--key", Self.shellQuote(client.keyFile)]
+            }
         }
-        words += [flag, "-u", Self.shellQuote("\(user.name):\(Self.password(user))"), Self.shellQuote(ready.url + String(path.dropFirst()))]
+        words += [
+            flag, "-u", Self.shellQuote("\(user.name):\(Self.password(user))"),
+            Self.shellQuote(ready.url + String(path.dropFirst())),
+        ]
         return words.joined(separator: " ")
     }
 
@@ -73,7 +83,10 @@ struct Banner {
     }
 
     static func shellQuote(_ text: String) -> String {
-        let safe = text.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "@%+=:,./-_".unicodeScalars.contains($0)) }
+        let safe = text.unicodeScalars.allSatisfy {
+            $0.isASCII
+                && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "@%+=:,./-_".unicodeScalars.contains($0))
+        }
         return safe ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 }

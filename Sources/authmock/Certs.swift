@@ -18,24 +18,36 @@ extension AuthMockCommand {
         @Option(help: ArgumentHelp("Directory to write the files to (created if missing).", valueName: "dir"))
         var out: String
 
-        @Option(help: ArgumentHelp("One of: \(IdentityKind.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "kind"))
+        @Option(
+            help: ArgumentHelp(
+                "One of: \(IdentityKind.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "kind"
+            )
+        )
         var kind: IdentityKind = .caSigned
 
         @Option(name: .customLong("key-type"), help: ArgumentHelp("ecdsa-p256 or rsa-2048.", valueName: "type"))
         var keyType: KeyType = .ecdsaP256
 
-        @Option(parsing: .upToNextOption, help: ArgumentHelp("Names and addresses the certificate is for.", valueName: "host"))
+        @Option(
+            parsing: .upToNextOption,
+            help: ArgumentHelp("Names and addresses the certificate is for.", valueName: "host")
+        )
         var hosts: [String] = IdentityRequest.defaultHosts
 
         @Flag(help: "Put an intermediate CA between root and leaf.")
         var intermediate = false
 
-        @Option(name: .customLong("client"), help: ArgumentHelp("Also make a client certificate for this user (repeatable).", valueName: "user"))
+        @Option(
+            name: .customLong("client"),
+            help: ArgumentHelp("Also make a client certificate for this user (repeatable).", valueName: "user")
+        )
         var clients: [String] = []
 
         func run() throws {
             let identity = try TLSIdentity.generate(
-                IdentityRequest(kind: kind, keyType: keyType, hosts: hosts, intermediate: intermediate, clientUsers: clients)
+                IdentityRequest(
+                    kind: kind, keyType: keyType, hosts: hosts, intermediate: intermediate, clientUsers: clients
+                )
             )
             let info = try TLSInfo.write(identity, to: URL(fileURLWithPath: out))
             let encoder = JSONEncoder()

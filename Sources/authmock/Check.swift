@@ -10,9 +10,12 @@ extension AuthMockCommand {
             abstract: "Run an HTTP client against the conformance suite and judge how it handles authentication.",
             discussion: """
                 Each case starts its scenario in-process on free ports, runs the client once (no shell), and judges it
-                from the journal and its exit status: pass, non-strict, informational, unimplemented, fail, error or skip.
-                The client gets the case's inputs as placeholders in its arguments (\(ClientInput.allCases.map(\.placeholder).joined(separator: ", ")))
-                and as AUTHMOCK_* environment variables (AUTHMOCK_URL…). A client killed by a signal has crashed, and so has
+                from the journal and its exit status: \
+                pass, non-strict, informational, unimplemented, fail, error or skip.
+                The client gets the case's inputs as placeholders in its arguments \
+                (\(ClientInput.allCases.map(\.placeholder).joined(separator: ", ")))
+                and as AUTHMOCK_* environment variables (AUTHMOCK_URL…). \
+                A client killed by a signal has crashed, and so has
                 one that exits with a --crash-exit-status or prints a --crash-stderr line: a crash fails every case.
 
                 Exit status: 0 when no case failed, 1 when one did, 2 for usage or suite errors (or a case the runner
@@ -27,22 +30,44 @@ extension AuthMockCommand {
         @Option(help: ArgumentHelp("Directory of case files.", valueName: "dir"))
         var suite = "scenarios/conformance"
 
-        @Option(name: .customLong("case"), help: ArgumentHelp("Run only cases whose name matches (glob: * and ?); repeatable.", valueName: "glob"))
+        @Option(
+            name: .customLong("case"),
+            help: ArgumentHelp("Run only cases whose name matches (glob: * and ?); repeatable.", valueName: "glob")
+        )
         var cases: [String] = []
 
-        @Option(help: ArgumentHelp("A client profile: a name under clients/ (curl, python-urllib…) or a YAML file.", valueName: "name|file"))
+        @Option(
+            help: ArgumentHelp(
+                "A client profile: a name under clients/ (curl, python-urllib…) or a YAML file.", valueName: "name|file"
+            )
+        )
         var client: String?
 
-        @Option(help: ArgumentHelp("Features the client lacks, comma-separated (ntlm,proxy,pinning…); their cases are skipped.", valueName: "list"))
+        @Option(
+            help: ArgumentHelp(
+                "Features the client lacks, comma-separated (ntlm,proxy,pinning…); their cases are skipped.",
+                valueName: "list"
+            )
+        )
         var skipFeature: [String] = []
 
         @Option(help: ArgumentHelp("Seconds a client may take per case when the case sets none.", valueName: "seconds"))
         var timeout: Double = 10
 
-        @Option(help: ArgumentHelp("Cases run at once, each on its own server (default: the number of cores).", valueName: "n"))
+        @Option(
+            help: ArgumentHelp(
+                "Cases run at once, each on its own server (default: the number of cores).", valueName: "n"
+            )
+        )
         var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
 
-        @Option(help: ArgumentHelp("Run only slice I of N of the selected cases (round robin); `authmock matrix` merges the shards' JSON reports.", valueName: "I/N"))
+        @Option(
+            help: ArgumentHelp(
+                "Run only slice I of N of the selected cases (round robin); "
+                    + "`authmock matrix` merges the shards' JSON reports.",
+                valueName: "I/N"
+            )
+        )
         var shard: String?
 
         @Option(help: ArgumentHelp("Write a JUnit XML report.", valueName: "file"))
@@ -54,13 +79,31 @@ extension AuthMockCommand {
         @Option(help: ArgumentHelp("Write this client's results as a Markdown table.", valueName: "file"))
         var markdown: String?
 
-        @Option(help: ArgumentHelp("Write an HTML report here: index.html with the client's column, a page per case with its exchange, style.css.", valueName: "dir"))
+        @Option(
+            help: ArgumentHelp(
+                "Write an HTML report here: "
+                    + "index.html with the client's column, a page per case with its exchange, style.css.",
+                valueName: "dir"
+            )
+        )
         var html: String?
 
-        @Option(help: ArgumentHelp("An exit status by which the client says it crashed (an uncaught exception), repeatable; a profile's `crash:` adds its own.", valueName: "n"))
+        @Option(
+            help: ArgumentHelp(
+                "An exit status by which the client says it crashed (an uncaught exception), repeatable; "
+                    + "a profile's `crash:` adds its own.",
+                valueName: "n"
+            )
+        )
         var crashExitStatus: [Int32] = []
 
-        @Option(help: ArgumentHelp("The first words of a stderr line that says the client crashed (`Traceback (most recent call last):`), repeatable.", valueName: "text"))
+        @Option(
+            help: ArgumentHelp(
+                "The first words of a stderr line that says the client crashed "
+                    + "(`Traceback (most recent call last):`), repeatable.",
+                valueName: "text"
+            )
+        )
         var crashStderr: [String] = []
 
         @Flag(help: "List the selected cases and exit.")
@@ -76,21 +119,31 @@ extension AuthMockCommand {
         func usageProblem() -> String? {
             guard timeout > 0 else { return "--timeout must be positive" }
             guard jobs >= 1 else { return "--jobs must be at least 1" }
-            if let status = crashExitStatus.first(where: { !(1...255).contains($0) }) { return "--crash-exit-status takes 1 to 255; got \(status)" }
-            if crashStderr.contains(where: { $0.trimmingCharacters(in: .whitespaces).isEmpty }) { return "--crash-stderr takes the first words of a line, not an empty one" }
-            if let shard, Shard(shard) == nil { return "--shard takes I/N with 1 ≤ I ≤ N, e.g. --shard 2/4; got '\(shard)'" }
+            if let status = crashExitStatus.first(where: { !(1...255).contains($0) }) {
+                return "--crash-exit-status takes 1 to 255; got \(status)"
+            }
+            if crashStderr.contains(where: { $0.trimmingCharacters(in: .whitespaces).isEmpty }) {
+                return "--crash-stderr takes the first words of a line, not an empty one"
+            }
+            if let shard, Shard(shard) == nil {
+                return "--shard takes I/N with 1 ≤ I ≤ N, e.g. --shard 2/4; got '\(shard)'"
+            }
             if !list, (client == nil) == command.isEmpty {
                 return "give the client either as a command after -- or with --client (one of them)"
             }
             let unknown = skipFeatures.subtracting(CaseDefinition.knownFeatures)
             guard unknown.isEmpty else {
-                return "unknown feature(s) for --skip-feature: \(unknown.sorted().joined(separator: ", ")); known: \(CaseDefinition.knownFeatures.joined(separator: ", "))"
+                return "unknown feature(s) for --skip-feature: \(unknown.sorted().joined(separator: ", ")); "
+                    + "known: \(CaseDefinition.knownFeatures.joined(separator: ", "))"
             }
             return nil
         }
 
         var skipFeatures: Set<String> {
-            Set(skipFeature.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }.filter { !$0.isEmpty })
+            Set(
+                skipFeature.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+                    .filter { !$0.isEmpty }
+            )
         }
 
         func run() async throws {
@@ -106,31 +159,13 @@ extension AuthMockCommand {
                 throw ExitCode(2)
             }
             let slice = shard.flatMap(Shard.init)
-            let matching = Suite.select(all, globs: cases)
-            let selected = slice.map { $0.select(matching) } ?? matching
-            guard !selected.isEmpty else {
-                if let slice, !matching.isEmpty {
-                    printError("authmock check: shard \(slice) of \(matching.count) case(s) is empty — use at most \(matching.count) shards")
-                    throw ExitCode(2)
-                }
-                printError("authmock check: no case in \(suite) matches \(cases.joined(separator: ", ")) — `authmock check --list` shows the names")
-                throw ExitCode(2)
-            }
+            let selected = try selectedCases(of: all, slice: slice)
             var loaded: ClientProfile?
-            if let client {
-                guard let profile = Self.loadProfile(client) else { throw ExitCode(2) }
-                // The suite may be another one than the profile was written for: an unknown name is a warning here
-                // (`authmock matrix`, which knows the run's suite, fails on it).
-                for note in profile.cells {
-                    for (id, position) in zip(note.cases, note.casePositions) where !all.contains(where: { $0.id == id }) {
-                        printError("\(Self.profilePath(client)):\(position.line):\(position.column): warning: no case '\(id)' in \(suite)")
-                    }
-                }
-                loaded = profile
-            }
+            if let client { loaded = try clientProfile(client, suite: all) }
             if list {
                 for item in selected {
-                    let features = item.definition.features.isEmpty ? "" : "  [\(item.definition.features.joined(separator: ", "))]"
+                    let features = item.definition.features.isEmpty
+                        ? "" : "  [\(item.definition.features.joined(separator: ", "))]"
                     printOut("\(item.id)  \(item.definition.title)\(features)")
                 }
                 return
@@ -139,8 +174,12 @@ extension AuthMockCommand {
             profile.crash.exitStatuses += crashExitStatus
             profile.crash.stderrPrefixes += crashStderr
 
-            let colour = !noColor && isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
-            var runner = CheckRunner(profile: profile, skipFeatures: skipFeatures, defaultTimeout: timeout, authmockVersion: AuthMockCommand.version) {
+            let colour =
+                !noColor && isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+            var runner = CheckRunner(
+                profile: profile, skipFeatures: skipFeatures, defaultTimeout: timeout,
+                authmockVersion: AuthMockCommand.version
+            ) {
                 index, total, report in
                 printOut(Reports.progressLine(index: index, total: total, report: report, colour: colour))
             }
@@ -148,21 +187,72 @@ extension AuthMockCommand {
             runner.shard = slice
             let report = await runner.run(selected)
             // Files first: they are what CI keeps, whatever happens to stdout.
+            try writeReports(report, profile: profile, cases: selected)
+            printOut(Reports.table(report, colour: colour))
+            if report.exitStatus != 0 { throw ExitCode(report.exitStatus) }
+        }
+
+        /// The cases `--case` and `--shard` select from the suite; none is a usage error (exit 2).
+        private func selectedCases(of all: [ConformanceCase], slice: Shard?) throws -> [ConformanceCase] {
+            let matching = Suite.select(all, globs: cases)
+            let selected = slice.map { $0.select(matching) } ?? matching
+            guard !selected.isEmpty else {
+                if let slice, !matching.isEmpty {
+                    printError(
+                        "authmock check: shard \(slice) of \(matching.count) case(s) is empty "
+                            + "— use at most \(matching.count) shards"
+                    )
+                    throw ExitCode(2)
+                }
+                printError(
+                    "authmock check: no case in \(suite) matches \(cases.joined(separator: ", ")) "
+                        + "— `authmock check --list` shows the names"
+                )
+                throw ExitCode(2)
+            }
+            return selected
+        }
+
+        /// The `--client` profile; one that does not load exits 2.
+        private func clientProfile(_ client: String, suite all: [ConformanceCase]) throws -> ClientProfile {
+            guard let profile = Self.loadProfile(client) else { throw ExitCode(2) }
+            // The suite may be another one than the profile was written for: an unknown name is a warning here
+            // (`authmock matrix`, which knows the run's suite, fails on it).
+            for note in profile.cells {
+                for (id, position) in zip(note.cases, note.casePositions) where !all.contains(where: { $0.id == id }) {
+                    printError(
+                        "\(Self.profilePath(client)):\(position.line):\(position.column): "
+                            + "warning: no case '\(id)' in \(suite)"
+                    )
+                }
+            }
+            return profile
+        }
+
+        /// Writes the reports the options ask for; one that cannot be written exits 2.
+        private func writeReports(_ report: SuiteReport, profile: ClientProfile, cases selected: [ConformanceCase])
+            throws
+        {
             do {
-                if let junit { try Data(Reports.junit(report).utf8).write(to: URL(fileURLWithPath: junit), options: .atomic) }
+                if let junit {
+                    try Data(Reports.junit(report).utf8).write(to: URL(fileURLWithPath: junit), options: .atomic)
+                }
                 if let json { try Reports.json(report).write(to: URL(fileURLWithPath: json), options: .atomic) }
-                if let markdown { try Data(Reports.markdown(report).utf8).write(to: URL(fileURLWithPath: markdown), options: .atomic) }
+                if let markdown {
+                    try Data(Reports.markdown(report).utf8).write(to: URL(fileURLWithPath: markdown), options: .atomic)
+                }
                 if let html {
                     let notes = profile.matrixNotes.map { [report.client: $0] } ?? [:]
                     let cells: [String: [ClientProfile.CellNote]] = client == nil ? [:] : [report.client: profile.cells]
-                    try Self.writeSite(Reports.html([report], cases: selected, notes: notes, cells: cells, title: "authmock check — \(report.client)"), to: html)
+                    let title = "authmock check — \(report.client)"
+                    try Self.writeSite(
+                        Reports.html([report], cases: selected, notes: notes, cells: cells, title: title), to: html
+                    )
                 }
             } catch {
                 printError("authmock check: cannot write a report: \(error)")
                 throw ExitCode(2)
             }
-            printOut(Reports.table(report, colour: colour))
-            if report.exitStatus != 0 { throw ExitCode(report.exitStatus) }
         }
 
         /// Writes the HTML report's files under `directory`, creating it and its subdirectories; files of
@@ -171,7 +261,9 @@ extension AuthMockCommand {
             let root = URL(fileURLWithPath: directory, isDirectory: true)
             for (path, text) in files.sorted(by: { $0.key < $1.key }) {
                 let file = root.appendingPathComponent(path)
-                try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(
+                    at: file.deletingLastPathComponent(), withIntermediateDirectories: true
+                )
                 try Data(text.utf8).write(to: file, options: .atomic)
             }
         }
@@ -184,8 +276,14 @@ extension AuthMockCommand {
         static func loadProfile(_ name: String) -> ClientProfile? {
             let path = profilePath(name)
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-                let known = (try? FileManager.default.contentsOfDirectory(atPath: "clients"))?.filter { $0.hasSuffix(".yaml") }.map { String($0.dropLast(5)) }.sorted() ?? []
-                printError("\(path):1:1: cannot read the client profile — " + (known.isEmpty ? "run from the repository root or give a profile file" : "known profiles: \(known.joined(separator: ", "))"))
+                let known = (try? FileManager.default.contentsOfDirectory(atPath: "clients"))?
+                    .filter { $0.hasSuffix(".yaml") }.map { String($0.dropLast(5)) }.sorted() ?? []
+                printError(
+                    "\(path):1:1: cannot read the client profile — "
+                        + (known.isEmpty
+                            ? "run from the repository root or give a profile file"
+                            : "known profiles: \(known.joined(separator: ", "))")
+                )
                 return nil
             }
             do {
@@ -196,120 +294,6 @@ extension AuthMockCommand {
             } catch {
                 for diagnostic in error.diagnostics { printError(diagnostic.description) }
                 return nil
-            }
-        }
-    }
-
-    struct Matrix: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "matrix",
-            abstract: "Combine `authmock check --json` reports into a Markdown matrix of clients × cases (and an HTML report with --html).",
-            discussion: """
-                Each client's profile (--profiles DIR/CLIENT.yaml) explains cells with `cells:` entries, each naming the
-                verdict it explains. The matrix shows every explanation on its cell, and checks it against the run: an
-                entry whose verdict is not the run's, or that names no case of the suite, is reported as
-                `FILE:LINE:COLUMN: CASE is VERDICT in the run, the note says VERDICT` and makes the command exit 3 after it
-                has written the matrix; so does a profile that does not load. A cell that neither passed nor was skipped
-                and has no entry is a warning (listed on stderr and under the client in the matrix).
-
-                Exit status: 0, or 3 when a profile's `cells:` entry contradicts the run (the matrix is written all the
-                same), 2 for unreadable reports, shards that do not add up, or a suite that does not load.
-                """
-        )
-
-        /// The exit status when a `cells:` entry contradicts the run (or a profile does not load).
-        static let contradictionStatus: Int32 = 3
-
-        @Argument(help: "JSON reports, one per client in column order, or the reports of one client's shards (merged into one column).")
-        var reports: [String]
-
-        @Option(help: ArgumentHelp("Client profiles whose `notes:` and `cells:` explain their verdicts (directory).", valueName: "dir"))
-        var profiles = "clients"
-
-        @Option(help: ArgumentHelp("Markdown to put at the top of the matrix: a reading guide.", valueName: "file"))
-        var guide: String?
-
-        @Option(name: .shortAndLong, help: ArgumentHelp("Write the matrix here instead of stdout.", valueName: "file"))
-        var output: String?
-
-        @Option(help: ArgumentHelp("Also write the matrix as an HTML report here: index.html, a page per cell with its exchange, style.css.", valueName: "dir"))
-        var html: String?
-
-        @Option(help: ArgumentHelp("The suite the reports ran (for the expectations on the HTML pages; default scenarios/conformance when it exists).", valueName: "dir"))
-        var suite: String?
-
-        func run() async throws {
-            var suites: [SuiteReport] = []
-            for path in reports {
-                do {
-                    suites.append(try Reports.decode(Data(contentsOf: URL(fileURLWithPath: path))))
-                } catch {
-                    printError("\(path): not an `authmock check --json` report: \(error)")
-                    throw ExitCode(2)
-                }
-            }
-            do {
-                suites = try ReportMerge.merge(suites)
-            } catch {
-                printError("authmock matrix: \(error.description)")
-                throw ExitCode(2)
-            }
-            var guideText: String?
-            if let guide {
-                guard let text = try? String(contentsOfFile: guide, encoding: .utf8) else {
-                    printError("\(guide):1:1: cannot read the reading guide — give a Markdown file, or leave --guide out")
-                    throw ExitCode(2)
-                }
-                guideText = text
-            }
-            var cases: [ConformanceCase]?
-            let suiteDirectory = suite ?? "scenarios/conformance"
-            if suite != nil || FileManager.default.fileExists(atPath: suiteDirectory) {
-                do {
-                    cases = try Suite.load(directory: suiteDirectory)
-                } catch {
-                    printError(error.description)
-                    throw ExitCode(2)
-                }
-            } else if html != nil {
-                printError("authmock matrix: no suite at \(suiteDirectory); the HTML pages list no expectations (give --suite)")
-            }
-            // The profiles' notes, and their `cells:` entries checked against the run.
-            var notes: [String: String] = [:]
-            var cells: [String: [ClientProfile.CellNote]] = [:]
-            var contradicted = false
-            for suite in suites {
-                let path = "\(profiles)/\(suite.client).yaml"
-                // A report of a bare command (`authmock check -- curl …`) has no profile: nothing to explain it.
-                guard FileManager.default.fileExists(atPath: path) else { continue }
-                guard let profile = Check.loadProfile(path) else {
-                    contradicted = true
-                    continue
-                }
-                if let note = profile.matrixNotes { notes[suite.client] = note }
-                cells[suite.client] = profile.cells
-                let result = CellNoteCheck.check(profile, against: suite, file: path, known: cases?.map(\.id))
-                for diagnostic in result.contradictions { printError(diagnostic.description) }
-                for warning in result.warnings(file: path) { printError(warning) }
-                contradicted = contradicted || !result.contradictions.isEmpty
-            }
-            let text = Reports.matrix(suites, notes: notes, cells: cells, guide: guideText)
-            if let html {
-                do {
-                    try Check.writeSite(Reports.html(suites, cases: cases, notes: notes, cells: cells), to: html)
-                } catch {
-                    printError("authmock matrix: cannot write the HTML report to \(html): \(error)")
-                    throw ExitCode(2)
-                }
-            }
-            if let output {
-                try Data(text.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
-            } else {
-                printOut(text)
-            }
-            if contradicted {
-                printError("authmock matrix: a profile's cells: entry does not agree with the run (above); the matrix was written, with the entry left out")
-                throw ExitCode(Self.contradictionStatus)
             }
         }
     }

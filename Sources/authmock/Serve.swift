@@ -29,7 +29,11 @@ extension AuthMockCommand {
         @Option(help: ArgumentHelp("Also write the ready JSON to this file, atomically.", valueName: "path"))
         var readyFile: String?
 
-        @Option(help: ArgumentHelp("Append every exchange to this file as JSON lines (truncated at start).", valueName: "path"))
+        @Option(
+            help: ArgumentHelp(
+                "Append every exchange to this file as JSON lines (truncated at start).", valueName: "path"
+            )
+        )
         var journal: String?
 
         @Option(help: ArgumentHelp("Seed for nonces and opaques, to make a run repeatable.", valueName: "n"))
@@ -44,39 +48,77 @@ extension AuthMockCommand {
         @Option(help: ArgumentHelp("Journal entries kept in memory for GET /_authmock/journal.", valueName: "n"))
         var journalLimit = 10_000
 
-        @Option(help: ArgumentHelp("Seconds a request head may take once its first byte arrived; slower gets 408.", valueName: "seconds"))
+        @Option(
+            help: ArgumentHelp(
+                "Seconds a request head may take once its first byte arrived; slower gets 408.", valueName: "seconds"
+            )
+        )
         var headerTimeout = 10.0
 
-        @Option(help: ArgumentHelp("Seconds a connection may stay silent while a request or body is awaited (also bounds TLS handshakes).", valueName: "seconds"))
+        @Option(
+            help: ArgumentHelp(
+                "Seconds a connection may stay silent while a request or body is awaited (also bounds TLS handshakes).",
+                valueName: "seconds"
+            )
+        )
         var idleTimeout = 60.0
 
         @Option(help: ArgumentHelp("Open connections at most; more are closed at once and journaled.", valueName: "n"))
         var maxConnections = 4096
 
-        @Option(help: ArgumentHelp("Write ca.pem, chain.pem, leaf.pem, key.pem and client certificates here (default: a temporary directory removed on exit).", valueName: "dir"))
+        @Option(
+            help: ArgumentHelp(
+                "Write ca.pem, chain.pem, leaf.pem, key.pem and client certificates here "
+                    + "(default: a temporary directory removed on exit).",
+                valueName: "dir"
+            )
+        )
         var certsDir: String?
 
-        @Option(help: ArgumentHelp("Serve HTTPS with this certificate chain (PEM, leaf first) instead of a generated one.", valueName: "pem"))
+        @Option(
+            help: ArgumentHelp(
+                "Serve HTTPS with this certificate chain (PEM, leaf first) instead of a generated one.",
+                valueName: "pem"
+            )
+        )
         var cert: String?
 
         @Option(help: ArgumentHelp("The private key (PEM) for --cert.", valueName: "pem"))
         var key: String?
 
-        @Option(help: ArgumentHelp("The CA (PEM) clients should trust, written as ca.pem (default: the last certificate of --cert).", valueName: "pem"))
+        @Option(
+            help: ArgumentHelp(
+                "The CA (PEM) clients should trust, written as ca.pem (default: the last certificate of --cert).",
+                valueName: "pem"
+            )
+        )
         var ca: String?
 
-        @Option(help: ArgumentHelp("Port of the forward proxy of a scenario with a proxy: section (0: free).", valueName: "port"))
+        @Option(
+            help: ArgumentHelp(
+                "Port of the forward proxy of a scenario with a proxy: section (0: free).", valueName: "port"
+            )
+        )
         var proxyPort = 0
 
-        @Option(help: ArgumentHelp("Port of the extra plain-HTTP listener of a TLS scenario with plain-http: true (0: free).", valueName: "port"))
+        @Option(
+            help: ArgumentHelp(
+                "Port of the extra plain-HTTP listener of a TLS scenario with plain-http: true (0: free).",
+                valueName: "port"
+            )
+        )
         var httpPort = 0
 
         func validate() throws {
             guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
             guard maxHeaderSize >= 256 else { throw ValidationError("--max-header-size must be at least 256") }
             guard journalLimit >= 1 else { throw ValidationError("--journal-limit must be at least 1") }
-            guard headerTimeout > 0, headerTimeout <= 86_400 else { throw ValidationError("--header-timeout must be from 0 to 86400 seconds (not 0)") }
-            guard idleTimeout > 0, idleTimeout <= 86_400 else { throw ValidationError("--idle-timeout must be from 0 to 86400 seconds (not 0)") }
+            guard headerTimeout > 0, headerTimeout <= 86_400 else {
+                throw ValidationError("--header-timeout must be from 0 to 86400 seconds (not 0)")
+            }
+            guard idleTimeout > 0, idleTimeout <= 86_400 else {
+                throw ValidationError("--idle-timeout must be from 0 to 86400 seconds (not 0)")
+            }
             guard maxConnections >= 1 else { throw ValidationError("--max-connections must be at least 1") }
             guard (cert == nil) == (key == nil) else { throw ValidationError("--cert and --key go together") }
             guard ca == nil || cert != nil else { throw ValidationError("--ca needs --cert and --key") }
@@ -96,7 +138,8 @@ extension AuthMockCommand {
             if let cert, let key {
                 do {
                     identity = try TLSIdentity.load(
-                        chainPEM: String(contentsOfFile: cert, encoding: .utf8), privateKeyPEM: String(contentsOfFile: key, encoding: .utf8),
+                        chainPEM: String(contentsOfFile: cert, encoding: .utf8),
+                        privateKeyPEM: String(contentsOfFile: key, encoding: .utf8),
                         trustPEM: try ca.map { try String(contentsOfFile: $0, encoding: .utf8) }
                     )
                 } catch {
@@ -105,12 +148,16 @@ extension AuthMockCommand {
                 }
             }
             let configuration = ServerConfiguration(
-                host: host, port: port, maxHeaderFieldSize: maxHeaderSize, maxHeaderListSize: max(maxHeaderSize, 64 * 1024),
-                journalCapacity: journalLimit, headerTimeout: .milliseconds(Int64(headerTimeout * 1000)),
-                idleTimeout: .milliseconds(Int64(idleTimeout * 1000)), maxConnections: maxConnections, seed: seed, journalPath: journal, tlsIdentity: identity, certificatesDirectory: certsDir,
-                plainHTTPPort: httpPort, proxyPort: proxyPort
+                host: host, port: port, maxHeaderFieldSize: maxHeaderSize,
+                maxHeaderListSize: max(maxHeaderSize, 64 * 1024), journalCapacity: journalLimit,
+                headerTimeout: .milliseconds(Int64(headerTimeout * 1000)),
+                idleTimeout: .milliseconds(Int64(idleTimeout * 1000)), maxConnections: maxConnections, seed: seed,
+                journalPath: journal, tlsIdentity: identity, certificatesDirectory: certsDir, plainHTTPPort: httpPort,
+                proxyPort: proxyPort
             )
-            let server = AuthMockServer(scenario: scenario, configuration: configuration, logger: Logger(label: "authmock"))
+            let server = AuthMockServer(
+                scenario: scenario, configuration: configuration, logger: Logger(label: "authmock")
+            )
             do {
                 try await server.start()
             } catch {
@@ -122,7 +169,9 @@ extension AuthMockCommand {
             printError(Banner(scenario: scenario, ready: ready).text)
             if let readyFile {
                 do {
-                    try Data((ready.jsonLine() + "\n").utf8).write(to: URL(fileURLWithPath: readyFile), options: .atomic)
+                    try Data((ready.jsonLine() + "\n").utf8).write(
+                        to: URL(fileURLWithPath: readyFile), options: .atomic
+                    )
                 } catch {
                     printError("authmock: cannot write the ready file \(readyFile): \(error)")
                     try await server.shutdown()

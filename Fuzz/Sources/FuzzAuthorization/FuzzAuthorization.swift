@@ -40,174 +40,6 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     return 0
 }
 
-// MARK: - Scenarios
-
-let t0 = Date(timeIntervalSince1970: 1_800_000_000)
-
-/// Passwords of the users every scenario below has (for `{response}`).
-let passwords = ["alice": "wonderland", "bäcker": "pässwört"]
-
-/// Every scheme at once, with the options that take the most branches: Basic with charset, Digest with
-/// userhash and opaque, auth-int, a fixed NTLM challenge, Negotiate; alice's password changes after her
-/// first success (old-password verdicts).
-let originYAML = """
-    version: 1
-    name: fuzz-origin
-    realm: fuzz@example.org
-    users:
-      - name: alice
-        password: wonderland
-        domain: EXAMPLE
-      - name: bäcker
-        password: pässwört
-    challenges:
-      - scheme: Basic
-        charset: UTF-8
-      - scheme: Digest
-        algorithm: SHA-256
-        qop: auth
-        opaque: true
-        userhash: true
-      - scheme: Digest
-        algorithm: MD5
-        qop: [auth, auth-int]
-      - scheme: NTLM
-        domain: EXAMPLE
-        server-challenge: 0123456789abcdef
-      - scheme: Negotiate
-        domain: EXAMPLE
-    timeline:
-      - after-successes: 1
-        user: alice
-        password: changed
-    """
-
-/// The older and stricter options: Basic without charset, RFC 2069 Digest (no qop), a -sess algorithm,
-/// nonces that are stale at first use or after one use or 30 s, NTLMv2 only without target info, one
-/// combined challenge field, and alice locked at the second request.
-let legacyYAML = """
-    version: 1
-    name: fuzz-legacy
-    users:
-      - name: alice
-        password: wonderland
-      - name: bäcker
-        password: pässwört
-    challenges:
-      - scheme: Basic
-      - scheme: Digest
-        qop: none
-        opaque: fixed-opaque
-      - scheme: Digest
-        algorithm: SHA-512-256-sess
-        qop: auth-int
-      - scheme: NTLM
-        allow-v1: false
-        target-info: false
-    challenge-style: combined
-    nonce:
-      max-uses: 1
-      stale-first: 1
-      lifetime: 30s
-      strict-nc: true
-    timeline:
-      - at-request: 2
-        user: alice
-        lock: true
-    """
-
-/// A forward proxy (407, Proxy-Authorization) with Basic, Digest and NTLM.
-let proxyYAML = """
-    version: 1
-    name: fuzz-proxy
-    users: []
-    challenges: []
-    resources:
-      - path: /
-        protected: false
-    proxy:
-      users:
-        - name: alice
-          password: wonderland
-          domain: EXAMPLE
-        - name: bäcker
-          password: pässwört
-      challenges:
-        - scheme: Basic
-        - scheme: Digest
-          algorithm: SHA-256
-          qop: auth
-        - scheme: NTLM
-          domain: EXAMPLE
-    """
-
-/// An engine after its first (unauthenticated) request, with the Digest challenges it issued.
-struct Prepared: Sendable {
-    var engine: JournaledEngine
-    var realm: String
-    /// The Digest challenges of the 401/407, in order: algorithm token (lower-case), nonce, opaque.
-    var digest: [(algorithm: String, nonce: String, opaque: String?)]
-    var target: String
-    var method: String
-
-    var hop: Hop { engine.hop }
-
-    init(_ yaml: String, hop: Hop = .origin, method: String = "GET", target: String = "/") {
-        let loaded: Scenario
-        do {
-            loaded = try ScenarioLoader.load(yaml: yaml, file: "fuzz.yaml", files: ScenarioFileReader.inMemory([:]))
-        } catch {
-            fatalError("a fuzz scenario does not load: \(error)")
-        }
-        let scenario = hop == .proxy ? loaded.proxyScenario! : loaded
-        var random = RandomSource.seeded(7)
-        engine = JournaledEngine(Engine(scenario: scenario, configuration: .init(hop: hop), random: &random), capacity: 1000)
-        realm = scenario.realm
-        self.method = method
-        self.target = target
-        digest = []
-        let first = send(&engine, value: nil, hop: hop, method: method, target: target, connection: 1, exchange: 1, now: t0)
-        precondition(first.response.status == hop.challengeStatus, "the first request was not challenged")
-        for value in first.response.headers.values(hop.challengeHeader) {
-            guard let challenges = try? AuthHeader.parseChallenges(value) else { continue }
-            for challenge in challenges where challenge.scheme == "Digest" {
-                digest.append(((challenge[parameter: "algorithm"] ?? "MD5").lowercased(), challenge[parameter: "nonce"]!, challenge[parameter: "opaque"]))
-            }
-        }
-    }
-
-    /// Fills in the Digest placeholders of a header value (see the top of the file).
-    func fillDigestPlaceholders(_ value: String) -> String {
-        guard value.contains("{"), !digest.isEmpty else { return value }
-        var text = value
-        let algorithmToken = (try? AuthHeader.parseCredentials(text))?[parameter: "algorithm"] ?? "MD5"
-        let issued = digest.first { $0.algorithm == algorithmToken.lowercased() } ?? digest[0]
-        let algorithm = DigestAlgorithm(token: algorithmToken) ?? .md5
-        text = text.replacingOccurrences(of: "{realm}", with: realm)
-        text = text.replacingOccurrences(of: "{nonce}", with: issued.nonce)
-        text = text.replacingOccurrences(of: "{opaque}", with: issued.opaque ?? "")
-        text = text.replacingOccurrences(of: "{userhash}", with: algorithm.userhash(username: "alice", realm: realm))
-        guard text.contains("{response}"), let credentials = try? AuthHeader.parseCredentials(text) else { return text }
-        let userhash = credentials[parameter: "userhash"]?.lowercased() == "true"
-        let user = userhash ? "alice" : credentials[parameter: "username"] ?? "alice"
-        let inputs = DigestInputs(
-            algorithm: algorithm, username: user, realm: credentials[parameter: "realm"] ?? realm,
-            password: passwords[user] ?? "wonderland", method: method, uri: credentials[parameter: "uri"] ?? target,
-            nonce: credentials[parameter: "nonce"] ?? issued.nonce,
-            qop: credentials[parameter: "qop"].flatMap { DigestQOP(rawValue: $0.lowercased()) },
-            nc: credentials[parameter: "nc"] ?? "", cnonce: credentials[parameter: "cnonce"] ?? ""
-        )
-        return text.replacingOccurrences(of: "{response}", with: inputs.response)
-    }
-}
-
-/// Two origins and a proxy (absolute-form), each after its first 401/407.
-let engines: [Prepared] = [
-    Prepared(originYAML),
-    Prepared(legacyYAML),
-    Prepared(proxyYAML, hop: .proxy, target: "http://127.0.0.1:8080/"),
-]
-
 // MARK: - Invariants
 
 /// The statuses an engine of this hop may answer "/" (or the proxy's "*") with.
@@ -218,8 +50,8 @@ func allowedStatuses(_ hop: Hop) -> Set<Int> {
 /// Handles one request and checks what every exchange must satisfy.
 @discardableResult
 func send(
-    _ engine: inout JournaledEngine, value: String?, hop: Hop, method: String = "GET", target: String = "/", connection: UInt64 = 1,
-    exchange: Int, now: Date
+    _ engine: inout JournaledEngine, value: String?, hop: Hop, method: String = "GET", target: String = "/",
+    connection: UInt64 = 1, exchange: Int, now: Date
 ) -> Exchange {
     let headers = value.map { [HeaderField(hop.credentialsHeader, $0)] } ?? []
     let request = Request(
@@ -233,16 +65,46 @@ func send(
 
     guard let entry = result.entry else { fatalError("no journal entry for a request with \(value.debugDescription)") }
     let status = result.response.status
-    precondition(allowedStatuses(hop).contains(status), "status \(status) (\(entry.verdict)) for \(value.debugDescription)")
+    precondition(
+        allowedStatuses(hop).contains(status), "status \(status) (\(entry.verdict)) for \(value.debugDescription)"
+    )
     precondition(entry.status == status, "the journal says \(entry.status), the response \(status)")
     let produced = result.journalEntries.count
     precondition(produced >= 1 && result.journalEntries.contains(entry), "the exchange does not list its own entry")
-    precondition(engine.state.journal.count == journalBefore + produced, "the journal grew by \(engine.state.journal.count - journalBefore), not \(produced)")
-    precondition(engine.state.nextSeq == seqBefore + produced, "seq moved from \(seqBefore) to \(engine.state.nextSeq) for \(produced) entries")
-    precondition((seqBefore..<seqBefore + produced).contains(entry.seq), "entry seq \(entry.seq) outside \(seqBefore)..<\(seqBefore + produced)")
-    precondition(result.response.headers.first("X-Authmock-Verdict") == entry.verdict.rawValue, "verdict header differs from the journal")
+    precondition(
+        engine.state.journal.count == journalBefore + produced,
+        "the journal grew by \(engine.state.journal.count - journalBefore), not \(produced)"
+    )
+    precondition(
+        engine.state.nextSeq == seqBefore + produced,
+        "seq moved from \(seqBefore) to \(engine.state.nextSeq) for \(produced) entries"
+    )
+    precondition(
+        (seqBefore..<seqBefore + produced).contains(entry.seq),
+        "entry seq \(entry.seq) outside \(seqBefore)..<\(seqBefore + produced)"
+    )
+    precondition(
+        result.response.headers.first("X-Authmock-Verdict") == entry.verdict.rawValue,
+        "verdict header differs from the journal"
+    )
+    checkAnswer(result, entry: entry, hop: hop)
+    do {
+        _ = try JSONEncoder().encode(entry)
+    } catch {
+        fatalError("the journal entry does not encode: \(error)")
+    }
+    return result
+}
+
+/// What every answer must satisfy beyond its journal entry: no header holds CR, LF or NUL, a challenge status
+/// carries challenges that parse and a 400 none, and a 200 names a user of the scenario.
+func checkAnswer(_ result: Exchange, entry: JournalEntry, hop: Hop) {
+    let status = result.response.status
     for field in result.response.headers {
-        precondition(!field.value.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0 }, "response header \(field.name) holds CR, LF or NUL: \(field.value.debugDescription)")
+        precondition(
+            !field.value.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0 },
+            "response header \(field.name) holds CR, LF or NUL: \(field.value.debugDescription)"
+        )
     }
     let challengeHeader = status == 401 ? "WWW-Authenticate" : "Proxy-Authenticate"
     let challenges = result.response.headers.values(challengeHeader)
@@ -252,7 +114,9 @@ func send(
             do throws(AuthSyntaxError) {
                 _ = try AuthHeader.parseChallenges(challenge)
             } catch {
-                fatalError("the engine sent a challenge it cannot parse: \(challenge.debugDescription): \(error.reason)")
+                fatalError(
+                    "the engine sent a challenge it cannot parse: \(challenge.debugDescription): \(error.reason)"
+                )
             }
         }
     }
@@ -260,17 +124,14 @@ func send(
         precondition(challenges.isEmpty, "a 400 carries a challenge")
     }
     if status == 200 {
-        precondition(result.authenticatedUser != nil, "200 on a protected resource without an authenticated user (\(entry.verdict))")
+        precondition(
+            result.authenticatedUser != nil,
+            "200 on a protected resource without an authenticated user (\(entry.verdict))"
+        )
     }
     if let user = result.authenticatedUser {
         precondition(passwords[user] != nil, "authenticated as '\(user)', who is not a user")
     }
-    do {
-        _ = try JSONEncoder().encode(entry)
-    } catch {
-        fatalError("the journal entry does not encode: \(error)")
-    }
-    return result
 }
 
 // MARK: - Header parsers
@@ -281,13 +142,21 @@ func fuzzHeaderParsers(_ bytes: [UInt8]) {
         precondition(!credentials.scheme.isEmpty, "credentials without a scheme")
         precondition(credentials.token68 == nil || credentials.parameters.isEmpty, "both a token68 and parameters")
         let again = try? AuthHeader.parseCredentials(credentials.rendered)
-        precondition(again == credentials, "credentials do not round-trip: \(text.debugDescription) -> \(credentials.rendered.debugDescription) -> \(String(describing: again))")
+        precondition(
+            again == credentials,
+            "credentials do not round-trip: \(text.debugDescription) -> \(credentials.rendered.debugDescription) "
+                + "-> \(String(describing: again))"
+        )
     }
     if let challenges = try? AuthHeader.parseChallenges(text) {
         precondition(!challenges.isEmpty, "an empty challenge list was accepted")
         let rendered = challenges.map(\.rendered).joined(separator: ", ")
         let again = try? AuthHeader.parseChallenges(rendered)
-        precondition(again == challenges, "challenges do not round-trip: \(text.debugDescription) -> \(rendered.debugDescription) -> \(String(describing: again))")
+        precondition(
+            again == challenges,
+            "challenges do not round-trip: \(text.debugDescription) -> \(rendered.debugDescription) "
+                + "-> \(String(describing: again))"
+        )
     }
 }
 
@@ -302,8 +171,8 @@ func fuzzEngine(_ prepared: Prepared, lines bytes: [UInt8]) {
         value = prepared.fillDigestPlaceholders(value)
         // 20 s apart: the third request finds a 30-second nonce expired.
         send(
-            &engine, value: value, hop: prepared.hop, method: prepared.method, target: prepared.target, exchange: index + 2,
-            now: t0 + Double(20 * index)
+            &engine, value: value, hop: prepared.hop, method: prepared.method, target: prepared.target,
+            exchange: index + 2, now: t0 + Double(20 * index)
         )
     }
 }
@@ -352,10 +221,13 @@ struct Challenged: Sendable {
         engine = prepared.engine
         self.scheme = scheme
         let answer = send(
-            &engine, value: "\(scheme) \(Data(token).base64EncodedString())", hop: prepared.hop, method: prepared.method,
-            target: prepared.target, exchange: 2, now: t0
+            &engine, value: "\(scheme) \(Data(token).base64EncodedString())", hop: prepared.hop,
+            method: prepared.method, target: prepared.target, exchange: 2, now: t0
         )
-        precondition(answer.response.status == prepared.hop.challengeStatus && answer.entry?.verdict == .ntlmNegotiate, "no CHALLENGE: \(String(describing: answer.entry))")
+        precondition(
+            answer.response.status == prepared.hop.challengeStatus && answer.entry?.verdict == .ntlmNegotiate,
+            "no CHALLENGE: \(String(describing: answer.entry))"
+        )
     }
 }
 
@@ -364,9 +236,15 @@ struct Challenged: Sendable {
 let challenged: [(state: Challenged, prepared: Prepared, wrap: Bool)] = [
     (Challenged(engines[0], scheme: "NTLM", token: ntlmNegotiate(flags: unicodeFlags)), engines[0], false),
     (Challenged(engines[1], scheme: "NTLM", token: ntlmNegotiate(flags: oemFlags)), engines[1], false),
-    (Challenged(engines[0], scheme: "Negotiate", token: negTokenInit(ntlmNegotiate(flags: unicodeFlags))), engines[0], false),
+    (
+        Challenged(engines[0], scheme: "Negotiate", token: negTokenInit(ntlmNegotiate(flags: unicodeFlags))),
+        engines[0], false
+    ),
     (Challenged(engines[2], scheme: "NTLM", token: ntlmNegotiate(flags: oemFlags)), engines[2], false),
-    (Challenged(engines[0], scheme: "Negotiate", token: negTokenInit(ntlmNegotiate(flags: unicodeFlags))), engines[0], true),
+    (
+        Challenged(engines[0], scheme: "Negotiate", token: negTokenInit(ntlmNegotiate(flags: unicodeFlags))),
+        engines[0], true
+    ),
 ]
 
 /// Answers the CHALLENGE with `bytes` as the token: on connection 1, which it was sent on, or on another.
@@ -375,8 +253,8 @@ func fuzzToken(_ target: (state: Challenged, prepared: Prepared, wrap: Bool), _ 
     let token = Data(target.wrap ? negTokenResp(bytes) : bytes).base64EncodedString()
     let prepared = target.prepared
     send(
-        &engine, value: "\(target.state.scheme) \(token)", hop: prepared.hop, method: prepared.method, target: prepared.target,
-        connection: otherConnection ? 2 : 1, exchange: otherConnection ? 1 : 3, now: t0
+        &engine, value: "\(target.state.scheme) \(token)", hop: prepared.hop, method: prepared.method,
+        target: prepared.target, connection: otherConnection ? 2 : 1, exchange: otherConnection ? 1 : 3, now: t0
     )
 }
 
@@ -385,24 +263,5 @@ func fuzzToken(_ target: (state: Challenged, prepared: Prepared, wrap: Bool), _ 
 enum Main {
     static func main() {
         runLibFuzzer { data, size in fuzz(data ?? UnsafePointer(bitPattern: 1)!, size) }
-    }
-}
-
-/// An engine with the journal an ``EnginePair`` would hand it: the invariants read the journal's growth.
-struct JournaledEngine {
-    var engine: Engine
-    var journal: JournalLog
-
-    init(_ engine: Engine, capacity: Int) {
-        self.engine = engine
-        journal = JournalLog(capacity: capacity)
-    }
-
-    var state: (journal: Journal, nextSeq: Int) { (journal.journal, journal.nextSeq) }
-    var hop: Hop { engine.hop }
-    var scenario: Scenario { engine.scenario }
-
-    mutating func handle(_ request: Request, now: Date, random: inout some RandomNumberGenerator) -> Exchange {
-        engine.handle(request, now: now, random: &random, journal: &journal)
     }
 }

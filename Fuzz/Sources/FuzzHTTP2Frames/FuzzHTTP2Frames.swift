@@ -34,16 +34,21 @@ let scenario = try! ScenarioLoader.load(
         """,
     file: "fuzz-h2.yaml", files: .inMemory([:])
 )
-let configuration = ServerConfiguration(port: 0, journalCapacity: 1000, seed: 1, clock: { Date(timeIntervalSince1970: 1_800_000_000) })
+let configuration = ServerConfiguration(
+    port: 0, journalCapacity: 1000, seed: 1, clock: { Date(timeIntervalSince1970: 1_800_000_000) }
+)
 let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
 let address = try! SocketAddress(ipAddress: "127.0.0.1", port: 40000)
 /// RST_STREAM codes that end a stream already answered (or one the server gave up): no entry of their own.
 let quietResets: Set<UInt32> = [0x5, 0x8]  // STREAM_CLOSED, CANCEL
 let errorNames = [
-    "NO_ERROR", "PROTOCOL_ERROR", "INTERNAL_ERROR", "FLOW_CONTROL_ERROR", "SETTINGS_TIMEOUT", "STREAM_CLOSED", "FRAME_SIZE_ERROR",
-    "REFUSED_STREAM", "CANCEL", "COMPRESSION_ERROR", "CONNECT_ERROR", "ENHANCE_YOUR_CALM", "INADEQUATE_SECURITY", "HTTP_1_1_REQUIRED",
+    "NO_ERROR", "PROTOCOL_ERROR", "INTERNAL_ERROR", "FLOW_CONTROL_ERROR", "SETTINGS_TIMEOUT", "STREAM_CLOSED",
+    "FRAME_SIZE_ERROR", "REFUSED_STREAM", "CANCEL", "COMPRESSION_ERROR", "CONNECT_ERROR", "ENHANCE_YOUR_CALM",
+    "INADEQUATE_SECURITY", "HTTP_1_1_REQUIRED",
 ]
-let failureVerdicts: Set<Verdict> = [.http2RefusedStream, .http2Malformed, .http2ConnectionError, .http2StreamReset, .http2HTTP11Required]
+let failureVerdicts: Set<Verdict> = [
+    .http2RefusedStream, .http2Malformed, .http2ConnectionError, .http2StreamReset, .http2HTTP11Required,
+]
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
@@ -117,7 +122,10 @@ func check(_ entries: [JournalEntry], _ frames: [(type: UInt8, stream: Int, code
     var streams = Set<Int>()
     var connectionErrors: [JournalEntry] = []
     for entry in exchanges {
-        precondition(entry.connection == 1 && entry.httpProtocol == "h2", "entry \(entry.seq) is not an h2 exchange: \(entry.jsonLine())")
+        precondition(
+            entry.connection == 1 && entry.httpProtocol == "h2",
+            "entry \(entry.seq) is not an h2 exchange: \(entry.jsonLine())"
+        )
         // A HEADERS frame refused after GOAWAY opens no stream, so the client may send another on that id.
         if let stream = entry.stream, entry.verdict != .http2RefusedStream {
             precondition(streams.insert(stream).inserted, "stream \(stream) journaled twice: \(entry.jsonLine())")
@@ -141,18 +149,27 @@ func check(_ entries: [JournalEntry], _ frames: [(type: UInt8, stream: Int, code
             )
         }
         if let reset = entry.reset, let stream = entry.stream {
-            precondition(frames.contains { $0.type == 0x3 && $0.stream == stream && $0.code.map(name) == reset }, "no RST_STREAM \(reset) on \(stream)")
+            precondition(
+                frames.contains { $0.type == 0x3 && $0.stream == stream && $0.code.map(name) == reset },
+                "no RST_STREAM \(reset) on \(stream)"
+            )
         }
     }
     let refused = Set(exchanges.filter { $0.verdict == .http2RefusedStream }.compactMap(\.stream))
     precondition(refused.isDisjoint(with: streams), "a refused stream id that also has another entry")
     for frame in frames where frame.type == 0x3 && !quietResets.contains(frame.code ?? 0) {
-        precondition(streams.contains(frame.stream) || refused.contains(frame.stream), "RST_STREAM \(name(frame.code ?? 0)) on stream \(frame.stream) without a journal entry")
+        precondition(
+            streams.contains(frame.stream) || refused.contains(frame.stream),
+            "RST_STREAM \(name(frame.code ?? 0)) on stream \(frame.stream) without a journal entry"
+        )
     }
     let goAways = frames.filter { $0.type == 0x7 && ($0.code ?? 0) != 0 }
     precondition(connectionErrors.count <= 1, "\(connectionErrors.count) connection-error entries")
     if let goAway = goAways.first {
-        precondition(connectionErrors.count == 1 && connectionErrors[0].goaway == name(goAway.code!), "GOAWAY \(name(goAway.code!)) journaled as \(connectionErrors.map(\.goaway))")
+        precondition(
+            connectionErrors.count == 1 && connectionErrors[0].goaway == name(goAway.code!),
+            "GOAWAY \(name(goAway.code!)) journaled as \(connectionErrors.map(\.goaway))"
+        )
     } else {
         precondition(connectionErrors.isEmpty, "a connection-error entry without a GOAWAY")
     }

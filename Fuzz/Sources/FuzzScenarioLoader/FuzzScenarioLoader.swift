@@ -29,8 +29,14 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     } catch {
         precondition(!error.diagnostics.isEmpty, "the loader refused the scenario without a diagnostic")
         for diagnostic in error.diagnostics {
-            precondition(diagnostic.line >= 1 && diagnostic.column >= 1, "diagnostic at \(diagnostic.line):\(diagnostic.column): \(diagnostic)")
-            precondition(!diagnostic.message.isEmpty && !diagnostic.file.isEmpty, "a diagnostic without a message or file: \(diagnostic)")
+            precondition(
+                diagnostic.line >= 1 && diagnostic.column >= 1,
+                "diagnostic at \(diagnostic.line):\(diagnostic.column): \(diagnostic)"
+            )
+            precondition(
+                !diagnostic.message.isEmpty && !diagnostic.file.isEmpty,
+                "a diagnostic without a message or file: \(diagnostic)"
+            )
         }
         return 0
     }
@@ -45,7 +51,9 @@ let t0 = Date(timeIntervalSince1970: 1_800_000_000)
 
 func serve(_ scenario: Scenario, hop: Hop) {
     var random = RandomSource.seeded(1)
-    var engine = JournaledEngine(Engine(scenario: scenario, configuration: .init(hop: hop), random: &random), capacity: 100)
+    var engine = JournaledEngine(
+        Engine(scenario: scenario, configuration: .init(hop: hop), random: &random), capacity: 100
+    )
     let target = hop == .proxy ? "http://127.0.0.1:8080/" : "/"
     let first = send(&engine, nil, hop: hop, target: target, exchange: 1)
     // A user whose password the scenario knows, else one it does not have: a user file's hashes cost
@@ -53,22 +61,30 @@ func serve(_ scenario: Scenario, hop: Hop) {
     let user = scenario.users.first { $0.knowsPassword }
     let name = user?.name ?? "fuzz-nobody"
     let password = user?.password ?? "wonderland"
-    send(&engine, "Basic " + Data("\(name):\(password)".utf8).base64EncodedString(), hop: hop, target: target, exchange: 2)
+    send(
+        &engine, "Basic " + Data("\(name):\(password)".utf8).base64EncodedString(), hop: hop, target: target,
+        exchange: 2
+    )
     let negotiate = Array("NTLMSSP".utf8) + [0, 1, 0, 0, 0, 0x05, 0x02, 0x08, 0x00] + [UInt8](repeating: 0, count: 16)
     send(&engine, "NTLM " + Data(negotiate).base64EncodedString(), hop: hop, target: target, exchange: 3)
     send(&engine, "Negotiate " + Data(negotiate).base64EncodedString(), hop: hop, target: target, exchange: 4)
     // A correct Digest answer to the first Digest challenge, when there is one.
-    let challenges = first.response.headers.values(hop.challengeHeader).flatMap { (try? AuthHeader.parseChallenges($0)) ?? [] }
+    let challenges = first.response.headers.values(hop.challengeHeader).flatMap {
+        (try? AuthHeader.parseChallenges($0)) ?? []
+    }
     if let digest = challenges.first(where: { $0.scheme == "Digest" }), let nonce = digest[parameter: "nonce"] {
         let algorithm = DigestAlgorithm(token: digest[parameter: "algorithm"] ?? "MD5") ?? .md5
-        let offered = (digest[parameter: "qop"] ?? "").split(separator: ",").compactMap { DigestQOP(rawValue: $0.trimmingCharacters(in: .whitespaces)) }
+        let offered = (digest[parameter: "qop"] ?? "").split(separator: ",").compactMap {
+            DigestQOP(rawValue: $0.trimmingCharacters(in: .whitespaces))
+        }
         let qop = offered.contains(.auth) ? .auth : offered.first
         let realm = digest[parameter: "realm"] ?? scenario.realm
         let inputs = DigestInputs(
-            algorithm: algorithm, username: name, realm: realm, password: password, method: "GET", uri: target, nonce: nonce, qop: qop,
-            nc: "00000001", cnonce: "0a4f113b"
+            algorithm: algorithm, username: name, realm: realm, password: password, method: "GET", uri: target,
+            nonce: nonce, qop: qop, nc: "00000001", cnonce: "0a4f113b"
         )
-        var value = "Digest username=\(AuthHeader.quote(name)), realm=\(AuthHeader.quote(realm)), uri=\"\(target)\", algorithm=\(algorithm.token), nonce=\"\(nonce)\", response=\"\(inputs.response)\""
+        var value = "Digest username=\(AuthHeader.quote(name)), realm=\(AuthHeader.quote(realm)), uri=\"\(target)\", "
+            + "algorithm=\(algorithm.token), nonce=\"\(nonce)\", response=\"\(inputs.response)\""
         if let qop { value += ", qop=\(qop.rawValue), nc=00000001, cnonce=\"0a4f113b\"" }
         if let opaque = digest[parameter: "opaque"] { value += ", opaque=\(AuthHeader.quote(opaque))" }
         send(&engine, value, hop: hop, target: target, exchange: 5)
@@ -82,7 +98,9 @@ func rawChallenges(of scenario: Scenario) -> [String] {
 @discardableResult
 func send(_ engine: inout JournaledEngine, _ value: String?, hop: Hop, target: String, exchange: Int) -> Exchange {
     let headers = value.map { [HeaderField(hop.credentialsHeader, $0)] } ?? []
-    let request = Request(method: "GET", target: target, headers: headers, connection: ConnectionInfo(id: 1, exchange: exchange))
+    let request = Request(
+        method: "GET", target: target, headers: headers, connection: ConnectionInfo(id: 1, exchange: exchange)
+    )
     let journalBefore = engine.state.journal.count
     let seqBefore = engine.state.nextSeq
     var random = RandomSource.seeded(UInt64(exchange))
@@ -92,23 +110,32 @@ func send(_ engine: inout JournaledEngine, _ value: String?, hop: Hop, target: S
     precondition((200...599).contains(status), "status \(status)")
     precondition(entry.status == status, "the journal says \(entry.status), the response \(status)")
     let produced = result.journalEntries.count
-    precondition(engine.state.journal.count == min(journalBefore + produced, 100), "the journal did not grow by \(produced)")
+    precondition(
+        engine.state.journal.count == min(journalBefore + produced, 100), "the journal did not grow by \(produced)"
+    )
     precondition(engine.state.nextSeq == seqBefore + produced, "seq did not move by \(produced)")
     for field in result.response.headers {
-        precondition(!field.value.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0 }, "response header \(field.name) holds CR, LF or NUL: \(field.value.debugDescription)")
+        precondition(
+            !field.value.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0 },
+            "response header \(field.name) holds CR, LF or NUL: \(field.value.debugDescription)"
+        )
     }
     // Raw challenges are sent as written and need not parse (they are hostile on purpose); every other must.
     let raw = Set(rawChallenges(of: engine.scenario))
     precondition(
-        entry.hostile != nil || !result.response.headers.contains { raw.contains($0.value) }, "a raw challenge was sent without the journal's hostile"
+        entry.hostile != nil || !result.response.headers.contains { raw.contains($0.value) },
+        "a raw challenge was sent without the journal's hostile"
     )
     for name in ["WWW-Authenticate", "Proxy-Authenticate"] {
         // In one field (challenge-style: combined) the raw values are joined with the others.
-        for challenge in result.response.headers.values(name) where !raw.contains(challenge) && (raw.isEmpty || engine.scenario.challengeStyle != .singleField) {
+        for challenge in result.response.headers.values(name)
+        where !raw.contains(challenge) && (raw.isEmpty || engine.scenario.challengeStyle != .singleField) {
             do throws(AuthSyntaxError) {
                 _ = try AuthHeader.parseChallenges(challenge)
             } catch {
-                fatalError("the scenario makes a challenge that does not parse: \(challenge.debugDescription): \(error.reason)")
+                fatalError(
+                    "the scenario makes a challenge that does not parse: \(challenge.debugDescription): \(error.reason)"
+                )
             }
         }
     }

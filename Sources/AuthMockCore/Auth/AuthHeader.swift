@@ -100,11 +100,12 @@ public enum AuthHeader {
 
     static func isTokenChar(_ c: UInt8) -> Bool {
         switch c {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
             return true
-        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "'"),
-            UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "^"), UInt8(ascii: "_"),
-            UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
+            UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
+            UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
             return true
         default:
             return false
@@ -113,9 +114,11 @@ public enum AuthHeader {
 
     static func isToken68Char(_ c: UInt8) -> Bool {
         switch c {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
             return true
-        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "+"), UInt8(ascii: "/"):
+        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "+"),
+            UInt8(ascii: "/"):
             return true
         default:
             return false
@@ -169,7 +172,9 @@ private struct Scanner {
             skipListSeparators()
             if atEnd { break }
             if seenParameter && !sawComma(since: elementStart) {
-                throw AuthSyntaxError(reason: "expected ',' between parameters at offset \(index), found \(describe(peek))")
+                throw AuthSyntaxError(
+                    reason: "expected ',' between parameters at offset \(index), found \(describe(peek))"
+                )
             }
             guard let name = token() else {
                 throw AuthSyntaxError(reason: "expected a parameter name at offset \(index), found \(describe(peek))")
@@ -189,13 +194,17 @@ private struct Scanner {
             } else if let value = token() {
                 parameter = AuthParameter(name: name, value: value, quoted: false)
             } else {
-                throw AuthSyntaxError(reason: "parameter '\(name)' has no value (expected a token or a quoted-string at offset \(index))")
+                throw AuthSyntaxError(
+                    reason: "parameter '\(name)' has no value (expected a token or a quoted-string at offset \(index))"
+                )
             }
             result.parameters.append(parameter)
             seenParameter = true
             skipWhitespace()
             if let c = peek, c != UInt8(ascii: ",") {
-                throw AuthSyntaxError(reason: "expected ',' after parameter '\(name)' at offset \(index), found \(describe(c))")
+                throw AuthSyntaxError(
+                    reason: "expected ',' after parameter '\(name)' at offset \(index), found \(describe(c))"
+                )
             }
         }
         return result
@@ -235,12 +244,16 @@ private struct Scanner {
                 // quoted-pair = "\" ( HTAB / SP / VCHAR / obs-text )
                 guard let escaped = peek else { break }
                 guard escaped == 0x09 || escaped >= 0x20 && escaped != 0x7F else {
-                    throw AuthSyntaxError(reason: "control character 0x\(String(escaped, radix: 16)) after '\\' at offset \(index)")
+                    throw AuthSyntaxError(
+                        reason: "control character 0x\(String(escaped, radix: 16)) after '\\' at offset \(index)"
+                    )
                 }
                 value.append(escaped)
                 index += 1
             case 0x00...0x08, 0x0A...0x1F, 0x7F:
-                throw AuthSyntaxError(reason: "control character 0x\(String(c, radix: 16)) inside a quoted-string at offset \(index - 1)")
+                throw AuthSyntaxError(
+                    reason: "control character 0x\(String(c, radix: 16)) inside a quoted-string at offset \(index - 1)"
+                )
             default:
                 value.append(c)
             }

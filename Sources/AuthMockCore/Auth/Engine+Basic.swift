@@ -2,7 +2,9 @@ extension Engine {
     /// Verifies `Authorization: Basic <base64(user:password)>` (RFC 7617).
     ///
     /// - Parameter token: what follows the scheme name, white space included.
-    func verifyBasic(_ token: Substring, options: BasicChallenge, presented: inout PresentedCredentials) -> AuthOutcome {
+    func verifyBasic(_ token: Substring, options: BasicChallenge, presented: inout PresentedCredentials)
+        -> AuthOutcome
+    {
         let text = token.trimmingOWS()
         guard !text.isEmpty else {
             return .badRequest(.basicMalformed, "no credentials after 'Basic'")
@@ -22,35 +24,32 @@ extension Engine {
         presented.user = user
         presented.password = isUTF8 ? String(decoding: passwordBytes, as: UTF8.self) : Self.latin1String(passwordBytes)
 
-        // Unknown users are compared with a fixed dummy in clear. (A user from a file costs a hash, so the
-        // time taken can tell a hashed user from an unknown one; authmock is a test tool, not a vault.)
         let known = activeUser(named: user)
-        let matchesUTF8 = passwordMatches(known ?? User(name: user, password: "\u{0}authmock-no-such-user"), passwordBytes)
-        // The same password in ISO-8859-1 (only differs from UTF-8 outside ASCII): against a clear password,
-        // its Latin-1 bytes; against a hash (made from UTF-8), the bytes read as Latin-1 and re-encoded.
-        let matchesLatin1: Bool
-        if let known, !known.knowsPassword {
-            matchesLatin1 = !isUTF8 && passwordMatches(known, parts.latin1PasswordAsUTF8)
-        } else {
-            matchesLatin1 = known.flatMap { Self.latin1($0.password) }.map { constantTimeEquals(passwordBytes, $0) } ?? false
-        }
-
+        let (matchesUTF8, matchesLatin1) = basicPasswordMatches(parts, known: known)
         guard let known else {
             if matchesRetiredPassword(of: user, { passwordMatches($0, passwordBytes) }) {
-                return .challenge(.credentialStalePassword, "'\(user)' was removed; these credentials were valid before")
+                return .challenge(
+                    .credentialStalePassword, "'\(user)' was removed; these credentials were valid before"
+                )
             }
             return .challenge(.basicUnknownUser, "no user named '\(user)' in the scenario")
         }
         // With charset="UTF-8", anything that is not UTF-8 (user-id or password) is the wrong encoding.
         if options.charsetUTF8, !isUTF8, matchesUTF8 || matchesLatin1 {
-            return .challenge(.basicWrongCharset, "the credentials were sent in ISO-8859-1, but the challenge asked for charset=\"UTF-8\"")
+            return .challenge(
+                .basicWrongCharset,
+                "the credentials were sent in ISO-8859-1, but the challenge asked for charset=\"UTF-8\""
+            )
         }
         if matchesUTF8 {
             return .granted(user: known.name, verdict: .basicOK)
         }
         if matchesLatin1 {
             guard !options.charsetUTF8 else {
-                return .challenge(.basicWrongCharset, "the credentials were sent in ISO-8859-1, but the challenge asked for charset=\"UTF-8\"")
+                return .challenge(
+                    .basicWrongCharset,
+                    "the credentials were sent in ISO-8859-1, but the challenge asked for charset=\"UTF-8\""
+                )
             }
             return .granted(user: known.name, verdict: .basicOK)
         }
@@ -58,6 +57,26 @@ extension Engine {
             return .challenge(.credentialStalePassword, "\(known.name)'s old password, which was changed")
         }
         return .challenge(.basicBadPassword, "wrong password for '\(known.name)'")
+    }
+
+    /// Whether the password of `parts` is `known`'s, as sent and read as ISO-8859-1.
+    private func basicPasswordMatches(_ parts: BasicCredentials, known: User?) -> (utf8: Bool, latin1: Bool) {
+        let passwordBytes = parts.password
+        // Unknown users are compared with a fixed dummy in clear. (A user from a file costs a hash, so the
+        // time taken can tell a hashed user from an unknown one; authmock is a test tool, not a vault.)
+        let matchesUTF8 = passwordMatches(
+            known ?? User(name: parts.user, password: "\u{0}authmock-no-such-user"), passwordBytes
+        )
+        // The same password in ISO-8859-1 (only differs from UTF-8 outside ASCII): against a clear password,
+        // its Latin-1 bytes; against a hash (made from UTF-8), the bytes read as Latin-1 and re-encoded.
+        let matchesLatin1: Bool
+        if let known, !known.knowsPassword {
+            matchesLatin1 = !parts.isUTF8 && passwordMatches(known, parts.latin1PasswordAsUTF8)
+        } else {
+            matchesLatin1 =
+                known.flatMap { Self.latin1($0.password) }.map { constantTimeEquals(passwordBytes, $0) } ?? false
+        }
+        return (matchesUTF8, matchesLatin1)
     }
 
     /// The password pairs a Basic check of `parts` will hash with crypt(3), for the shell to run first
@@ -106,7 +125,9 @@ package struct BasicCredentials {
     /// is not Basic, not strict base64, or has no ':'.
     package init?(field: String) {
         let (scheme, token) = Engine.schemeAndToken(field)
-        guard AuthScheme(token: scheme) == .basic, let decoded = Base64.decodeStrict(token.trimmingOWS().utf8) else { return nil }
+        guard AuthScheme(token: scheme) == .basic, let decoded = Base64.decodeStrict(token.trimmingOWS().utf8) else {
+            return nil
+        }
         self.init(decoded)
     }
 

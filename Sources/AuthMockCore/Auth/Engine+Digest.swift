@@ -1,24 +1,5 @@
 import Foundation
 
-/// Digest credentials as read from the field: every parameter, and the ones the checks use.
-struct DigestCredentials {
-    var params: [String: AuthParameter]
-    /// `username`, or `username*` decoded; with userhash, the hash.
-    var claimedUser: String
-    var realm: String
-    var nonce: String
-    var uri: String
-    /// Lower-cased.
-    var response: String
-    var qop: DigestQOP?
-    /// As announced; MD5 when absent.
-    var algorithmToken: String
-
-    var nc: String { params["nc"]?.value ?? "" }
-    var cnonce: String { params["cnonce"]?.value ?? "" }
-    var usesUserhash: Bool { params["userhash"]?.value.lowercased() == "true" }
-}
-
 /// The Digest challenge that credentials answer, as the engine issued it.
 struct AnsweredDigestChallenge {
     var index: Int
@@ -32,7 +13,9 @@ extension Engine {
     /// The steps run in an order that keeps the verdicts honest: syntax (400) first, then which challenge
     /// the client answers, then whose credentials they are, then the response itself, and only a correct
     /// response can be told its nonce is stale. A wrong password therefore never sees `stale=true`.
-    mutating func verifyDigest(_ field: String, request: Request, now: Date, presented: inout PresentedCredentials) -> AuthOutcome {
+    mutating func verifyDigest(_ field: String, request: Request, now: Date, presented: inout PresentedCredentials)
+        -> AuthOutcome
+    {
         do throws(AuthRefusal) {
             let credentials = try Self.parseDigest(field, target: request.target, presented: &presented)
             let answered = try matchDigestChallenge(credentials)
@@ -45,87 +28,7 @@ extension Engine {
         }
     }
 
-    // MARK: - 1. Parse
-
-    /// Parameters RFC 7616 §3.4 sends as quoted-strings; a token there is a client bug worth a 400.
-    private static let quotedDigestParameters: Set<String> = ["username", "realm", "nonce", "uri", "response", "cnonce", "opaque"]
-
-    /// Step 1: the field as Digest credentials that name this request. Every fault here is a 400.
-    static func parseDigest(_ field: String, target: String, presented: inout PresentedCredentials) throws(AuthRefusal) -> DigestCredentials {
-        let params = try digestParameters(field)
-        presented.params = params.mapValues(\.value)
-        for name in ["realm", "nonce", "uri", "response"] where params[name] == nil {
-            throw .badRequest(.digestMalformed, "missing parameter '\(name)'")
-        }
-        for (name, parameter) in params where quotedDigestParameters.contains(name) && !parameter.quoted {
-            throw .badRequest(.digestMalformed, "parameter '\(name)' must be a quoted-string (RFC 7616 §3.4)")
-        }
-        let claimedUser = try digestUsername(params)
-        presented.user = claimedUser
-        let credentials = DigestCredentials(
-            params: params, claimedUser: claimedUser, realm: params["realm"]!.value, nonce: params["nonce"]!.value,
-            uri: params["uri"]!.value, response: params["response"]!.value.lowercased(), qop: try digestQOP(params),
-            algorithmToken: params["algorithm"]?.value ?? "MD5"
-        )
-        guard sameResource(credentials.uri, target) else {
-            throw .badRequest(.digestURIMismatch, "uri \"\(credentials.uri)\" differs from the request target \"\(target)\" (RFC 7616 §3.4.6)")
-        }
-        return credentials
-    }
-
-    /// The auth-params of the field, by lower-cased name, each at most once.
-    private static func digestParameters(_ field: String) throws(AuthRefusal) -> [String: AuthParameter] {
-        let credentials: AuthHeaderValue
-        do throws(AuthSyntaxError) {
-            credentials = try AuthHeader.parseCredentials(field)
-        } catch {
-            throw AuthRefusal(outcome: .unparseable(error.reason))
-        }
-        guard credentials.token68 == nil else {
-            throw .badRequest(.digestMalformed, "Digest credentials must be a parameter list, not a single token")
-        }
-        var params: [String: AuthParameter] = [:]
-        for parameter in credentials.parameters {
-            let name = parameter.name.lowercased()
-            guard params[name] == nil else { throw .badRequest(.digestMalformed, "parameter '\(name)' appears more than once") }
-            params[name] = parameter
-        }
-        return params
-    }
-
-    /// `username`, or `username*` (RFC 8187) decoded: exactly one of them.
-    private static func digestUsername(_ params: [String: AuthParameter]) throws(AuthRefusal) -> String {
-        switch (params["username"], params["username*"]) {
-        case (.some(let plain), .none):
-            return plain.value
-        case (.none, .some(let extended)):
-            guard params["userhash"]?.value.lowercased() != "true" else {
-                throw .badRequest(.digestMalformed, "username* cannot be combined with userhash=true (RFC 7616 §3.4.4)")
-            }
-            guard !extended.quoted, let decoded = decodeExtendedValue(extended.value) else {
-                throw .badRequest(.digestMalformed, "username* is not an RFC 8187 ext-value (UTF-8''percent-encoded)")
-            }
-            return decoded
-        case (.some, .some):
-            throw .badRequest(.digestMalformed, "both username and username* were sent; RFC 7616 §3.4.4 allows one")
-        case (.none, .none):
-            throw .badRequest(.digestMalformed, "missing parameter 'username'")
-        }
-    }
-
-    /// The qop used, if any, with the cnonce and nc it requires.
-    private static func digestQOP(_ params: [String: AuthParameter]) throws(AuthRefusal) -> DigestQOP? {
-        guard let qopToken = params["qop"]?.value else { return nil }
-        guard let qop = DigestQOP(rawValue: qopToken.lowercased()) else {
-            throw .badRequest(.digestMalformed, "qop '\(qopToken)' is neither auth nor auth-int")
-        }
-        guard params["cnonce"] != nil else { throw .badRequest(.digestMalformed, "qop is present but cnonce is missing") }
-        guard let nc = params["nc"]?.value else { throw .badRequest(.digestMalformed, "qop is present but nc is missing") }
-        guard nc.utf8.count == 8, nc.utf8.allSatisfy(\.isHexDigit) else {
-            throw .badRequest(.digestMalformed, "nc '\(nc)' is not 8 hexadecimal digits")
-        }
-        return qop
-    }
+    // MARK: - 1. Parse: in Engine+DigestParse.swift
 
     // MARK: - 2. Match the challenge
 
@@ -134,13 +37,17 @@ extension Engine {
     func matchDigestChallenge(_ credentials: DigestCredentials) throws(AuthRefusal) -> AnsweredDigestChallenge {
         guard credentials.realm == scenario.realm else {
             guard credentials.realm.utf8.count > 200 || scenario.realm.utf8.count > 200 else {
-                throw .challenge(.digestWrongRealm, "realm \"\(credentials.realm)\" is not this scenario's realm \"\(scenario.realm)\"")
+                throw .challenge(
+                    .digestWrongRealm,
+                    "realm \"\(credentials.realm)\" is not this scenario's realm \"\(scenario.realm)\""
+                )
             }
             // A hostile realm is tens of kilobytes: say how they differ, not what they are.
             let common = zip(credentials.realm.utf8, scenario.realm.utf8).prefix { $0 == $1 }.count
             throw .challenge(
                 .digestWrongRealm,
-                "the realm has \(credentials.realm.utf8.count) bytes, this scenario's has \(scenario.realm.utf8.count); they differ from byte \(common)"
+                "the realm has \(credentials.realm.utf8.count) bytes, this scenario's has "
+                    + "\(scenario.realm.utf8.count); they differ from byte \(common)"
             )
         }
         let offered: [(index: Int, challenge: DigestChallenge)] = scenario.challenges.enumerated().compactMap {
@@ -151,19 +58,24 @@ extension Engine {
             offered.contains(where: { $0.challenge.effectiveAlgorithm == algorithm })
         else {
             let list = offered.map(\.challenge.effectiveAlgorithm.token).joined(separator: ", ")
-            throw .challenge(.digestAlgorithmNotOffered, "algorithm \(credentials.algorithmToken) was not offered (offered: \(list))")
+            throw .challenge(
+                .digestAlgorithmNotOffered, "algorithm \(credentials.algorithmToken) was not offered (offered: \(list))"
+            )
         }
         guard let issued = minter.decode(credentials.nonce) else {
             let length = credentials.nonce.utf8.count
-            let cut = length < minter.size && minter.size > NoncePolicy.minimumSize ? "; it has \(length) characters, the server's have \(minter.size): cut?" : ""
+            let cut = length < minter.size && minter.size > NoncePolicy.minimumSize
+                ? "; it has \(length) characters, the server's have \(minter.size): cut?" : ""
             throw .challenge(.digestUnknownNonce, "the nonce was not issued by this server\(cut)")
         }
         guard let answered = offered.first(where: { $0.index == issued.challengeIndex }),
             answered.challenge.effectiveAlgorithm == algorithm
         else {
-            let issuedFor = offered.first { $0.index == issued.challengeIndex }?.challenge.effectiveAlgorithm.token ?? "another challenge"
+            let issuedFor = offered.first { $0.index == issued.challengeIndex }?.challenge.effectiveAlgorithm.token
+                ?? "another challenge"
             throw .challenge(
-                .digestNonceAlgorithmMismatch, "the nonce belongs to the \(issuedFor) challenge but the client used algorithm \(algorithm.token)"
+                .digestNonceAlgorithmMismatch,
+                "the nonce belongs to the \(issuedFor) challenge but the client used algorithm \(algorithm.token)"
             )
         }
         try Self.checkDigestQOP(credentials.qop, offered: answered.challenge.qop)
@@ -178,9 +90,14 @@ extension Engine {
     private static func checkDigestQOP(_ qop: DigestQOP?, offered: [DigestQOP]) throws(AuthRefusal) {
         switch (qop, offered.isEmpty) {
         case (nil, false):
-            throw .challenge(.digestQOPMissing, "qop was offered (\(offered.map(\.rawValue).joined(separator: ", "))) but the client sent none")
+            throw .challenge(
+                .digestQOPMissing,
+                "qop was offered (\(offered.map(\.rawValue).joined(separator: ", "))) but the client sent none"
+            )
         case (.some(let used), true):
-            throw .challenge(.digestQOPNotOffered, "qop=\(used.rawValue) was sent but the challenge offered no qop (RFC 2069 mode)")
+            throw .challenge(
+                .digestQOPNotOffered, "qop=\(used.rawValue) was sent but the challenge offered no qop (RFC 2069 mode)"
+            )
         case (.some(let used), false) where !offered.contains(used):
             throw .challenge(.digestQOPNotOffered, "qop=\(used.rawValue) was not offered")
         default:
@@ -198,10 +115,15 @@ extension Engine {
         let user: User?
         if credentials.usesUserhash {
             guard answered.challenge.userhash else {
-                throw .challenge(.digestUserhashNotOffered, "userhash=true was sent but the challenge did not offer userhash")
+                throw .challenge(
+                    .digestUserhashNotOffered, "userhash=true was sent but the challenge did not offer userhash"
+                )
             }
             user = scenarioState.users.first {
-                constantTimeEquals(Array(answered.algorithm.userhash(username: $0.user.name, realm: credentials.realm).utf8), Array(claimed.lowercased().utf8))
+                constantTimeEquals(
+                    Array(answered.algorithm.userhash(username: $0.user.name, realm: credentials.realm).utf8),
+                    Array(claimed.lowercased().utf8)
+                )
             }.map(\.user)
             presented.user = user?.name ?? claimed
         } else {
@@ -209,14 +131,21 @@ extension Engine {
         }
         if let user { return user }
         if credentials.usesUserhash,
-            let (other, match) = Self.substitutedUserhash(claimed, realm: credentials.realm, users: scenarioState.users.map(\.user), announced: answered.algorithm)
+            let (other, match) = Self.substitutedUserhash(
+                claimed, realm: credentials.realm, users: scenarioState.users.map(\.user), announced: answered.algorithm
+            )
         {
             presented.user = match.name
             throw .challenge(
-                .digestAlgorithmSubstituted, "the userhash is \(match.name)'s computed with \(other.token), but the client announced algorithm=\(answered.algorithm.token)"
+                .digestAlgorithmSubstituted,
+                "the userhash is \(match.name)'s computed with \(other.token), but the client announced "
+                    + "algorithm=\(answered.algorithm.token)"
             )
         }
-        throw .challenge(.digestUnknownUser, credentials.usesUserhash ? "the userhash matches no user" : "no user named '\(claimed)' in the scenario")
+        throw .challenge(
+            .digestUnknownUser,
+            credentials.usesUserhash ? "the userhash matches no user" : "no user named '\(claimed)' in the scenario"
+        )
     }
 
     /// The user and algorithm whose userhash matches, when it is not the announced algorithm.
@@ -239,9 +168,9 @@ extension Engine {
         _ credentials: DigestCredentials, answered: AnsweredDigestChallenge, user: User, request: Request
     ) throws(AuthRefusal) {
         var inputs = DigestInputs(
-            algorithm: answered.algorithm, username: user.name, realm: credentials.realm, password: user.password, method: request.method,
-            uri: credentials.uri, nonce: credentials.nonce, qop: credentials.qop, nc: credentials.nc, cnonce: credentials.cnonce,
-            body: request.body
+            algorithm: answered.algorithm, username: user.name, realm: credentials.realm, password: user.password,
+            method: request.method, uri: credentials.uri, nonce: credentials.nonce, qop: credentials.qop,
+            nc: credentials.nc, cnonce: credentials.cnonce, body: request.body
         )
         inputs.use(user)
         let removed = activeUser(named: user.name) == nil
@@ -255,29 +184,42 @@ extension Engine {
             return constantTimeEquals(Array(old.response.utf8), Array(response.utf8))
         }
         if stale {
-            throw .challenge(.credentialStalePassword, removed ? "'\(user.name)' was removed; these credentials were valid before" : "\(user.name)'s old password, which was changed")
+            throw .challenge(
+                .credentialStalePassword,
+                removed
+                    ? "'\(user.name)' was removed; these credentials were valid before"
+                    : "\(user.name)'s old password, which was changed"
+            )
         }
         if removed {
             throw .challenge(.digestUnknownUser, "no user named '\(user.name)' in the scenario")
         }
         try Self.diagnoseDigestComputation(inputs, response: response, bodyCount: request.body.count)
-        throw .challenge(.digestBadResponse, "the response does not match \(user.name)'s password (wrong password or wrong computation)")
+        throw .challenge(
+            .digestBadResponse,
+            "the response does not match \(user.name)'s password (wrong password or wrong computation)"
+        )
     }
 
     /// Only on the failure path: a right password in a wrong computation. An auth-int response computed
     /// over an empty body (curl 7.88 hashes "" whatever it sends) or with the body left out of A2, or a
     /// response right under another algorithm's hash.
-    private static func diagnoseDigestComputation(_ inputs: DigestInputs, response: String, bodyCount: Int) throws(AuthRefusal) {
+    private static func diagnoseDigestComputation(_ inputs: DigestInputs, response: String, bodyCount: Int)
+        throws(AuthRefusal)
+    {
         let algorithm = inputs.algorithm
         if inputs.qop == .authInt, bodyCount > 0 {
             let ha1 = inputs.ha1
             let a2s = ["\(inputs.method):\(inputs.uri):\(algorithm.hash([UInt8]()))", "\(inputs.method):\(inputs.uri)"]
             for a2 in a2s {
-                let candidate = algorithm.hash("\(ha1):\(inputs.nonce):\(inputs.nc):\(inputs.cnonce):auth-int:\(algorithm.hash(a2))")
+                let candidate = algorithm.hash(
+                    "\(ha1):\(inputs.nonce):\(inputs.nc):\(inputs.cnonce):auth-int:\(algorithm.hash(a2))"
+                )
                 if constantTimeEquals(Array(candidate.utf8), Array(response.utf8)) {
                     throw .challenge(
                         .digestAuthIntWithoutBody,
-                        "qop=auth-int was announced, but H(A2) does not cover the \(bodyCount)-byte body the client sent (RFC 7616 §3.4.3)"
+                        "qop=auth-int was announced, but H(A2) does not cover the \(bodyCount)-byte body the client "
+                            + "sent (RFC 7616 §3.4.3)"
                     )
                 }
             }
@@ -286,7 +228,11 @@ extension Engine {
             var alternative = inputs
             alternative.algorithm = other
             if alternative.response == response {
-                throw .challenge(.digestAlgorithmSubstituted, "the response was computed with \(other.token), but the client announced algorithm=\(algorithm.token)")
+                throw .challenge(
+                    .digestAlgorithmSubstituted,
+                    "the response was computed with \(other.token), but the client announced "
+                        + "algorithm=\(algorithm.token)"
+                )
             }
         }
     }
@@ -301,13 +247,22 @@ extension Engine {
         }
         if let lifetime = scenario.nonce.lifetime, now.timeIntervalSince(record.issuedAt) > lifetime {
             let age = Int(now.timeIntervalSince(record.issuedAt))
-            throw .challenge(.digestStaleNonce, "the nonce is \(age) s old; its lifetime is \(Self.seconds(lifetime))", stale: true)
+            throw .challenge(
+                .digestStaleNonce, "the nonce is \(age) s old; its lifetime is \(Self.seconds(lifetime))", stale: true
+            )
         }
         if record.uses == 0, record.serial < scenario.nonce.staleFirst {
-            throw .challenge(.digestStaleNonce, "nonce.stale-first: the scenario declares the first \(scenario.nonce.staleFirst) nonce(s) stale", stale: true)
+            throw .challenge(
+                .digestStaleNonce,
+                "nonce.stale-first: the scenario declares the first \(scenario.nonce.staleFirst) nonce(s) stale",
+                stale: true
+            )
         }
         if let maxUses = scenario.nonce.maxUses, record.uses >= maxUses {
-            throw .challenge(.digestStaleNonce, "the nonce was already used \(record.uses) time(s); it allows \(maxUses)", stale: true)
+            throw .challenge(
+                .digestStaleNonce, "the nonce was already used \(record.uses) time(s); it allows \(maxUses)",
+                stale: true
+            )
         }
         if credentials.qop != nil, scenario.nonce.strictNC {
             let nc = UInt32(credentials.nc, radix: 16)!
@@ -319,7 +274,8 @@ extension Engine {
             case .tooOld(let highest):
                 throw .challenge(
                     .digestNCReplay,
-                    "nc \(credentials.nc) is more than \(NCWindow.width) below the highest nc seen for this nonce (\(String(format: "%08x", highest))): a replay cannot be ruled out"
+                    "nc \(credentials.nc) is more than \(NCWindow.width) below the highest nc seen for this nonce "
+                        + "(\(String(format: "%08x", highest))): a replay cannot be ruled out"
                 )
             }
         }
@@ -329,53 +285,7 @@ extension Engine {
 
     // MARK: - Helpers
 
-    /// Whether a Digest `uri` names the request target. Through a proxy the request-target is
-    /// absolute-form (`http://host/path`) while clients may put either form in `uri` (RFC 2617 §3.2.2
-    /// notes proxies may change the Request-Line), so absolute- and origin-form of the same resource match;
-    /// anything else, such as a missing query, does not.
-    static func sameResource(_ uri: String, _ target: String) -> Bool {
-        if uri == target { return true }
-        func originForm(_ text: String) -> String? {
-            let lower = text.lowercased()
-            guard let scheme = ["http://", "https://"].first(where: { lower.hasPrefix($0) }) else { return nil }
-            let rest = text.dropFirst(scheme.count)
-            let path = rest.drop { $0 != "/" && $0 != "?" }
-            return path.isEmpty ? "/" : path.hasPrefix("?") ? "/" + path : String(path)
-        }
-        switch (originForm(uri), originForm(target)) {
-        case (nil, .some(let targetPath)): return uri == targetPath
-        case (.some(let uriPath), nil): return uriPath == target
-        default: return false
-        }
-    }
-
-    /// Decodes an RFC 8187 ext-value in UTF-8 (`UTF-8''J%C3%A4s%C3%B8n`); the language tag is ignored.
-    static func decodeExtendedValue(_ value: String) -> String? {
-        let parts = value.split(separator: "'", maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0].lowercased() == "utf-8" else { return nil }
-        var bytes: [UInt8] = []
-        var iterator = Array(parts[2].utf8).makeIterator()
-        while let byte = iterator.next() {
-            if byte == UInt8(ascii: "%") {
-                guard let high = iterator.next(), let low = iterator.next(), high.isHexDigit, low.isHexDigit,
-                    let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
-                else { return nil }
-                bytes.append(value)
-            } else {
-                bytes.append(byte)
-            }
-        }
-        return String(validating: bytes, as: UTF8.self)
-    }
-
     static func seconds(_ value: Double) -> String {
         value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
-    }
-}
-
-extension UInt8 {
-    var isHexDigit: Bool {
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(self)
-            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(self)
     }
 }

@@ -23,11 +23,14 @@ extension Engine {
             switch try parseNTLM(ntlmToken, on: request.connection.id) {
             case .negotiate(let flags):
                 return answerNegotiate(
-                    flags: flags, negotiate: negotiate, options: options, connection: request.connection.id, now: now, random: &random,
-                    presented: &presented
+                    flags: flags, negotiate: negotiate, options: options, connection: request.connection.id, now: now,
+                    random: &random, presented: &presented
                 )
             case .authenticate(let auth):
-                return try verifyAuthenticate(auth, negotiate: negotiate, options: options, connection: request.connection.id, presented: &presented)
+                return try verifyAuthenticate(
+                    auth, negotiate: negotiate, options: options, connection: request.connection.id,
+                    presented: &presented
+                )
             }
         } catch {
             return error.outcome
@@ -35,7 +38,9 @@ extension Engine {
     }
 
     /// The NTLM token inside a SPNEGO one; refuses Kerberos, which this server lacks.
-    private static func unwrapSPNEGO(_ token: [UInt8], presented: inout PresentedCredentials) throws(AuthRefusal) -> [UInt8] {
+    private static func unwrapSPNEGO(_ token: [UInt8], presented: inout PresentedCredentials) throws(AuthRefusal)
+        -> [UInt8]
+    {
         let parsed: SPNEGO.Token
         do throws(NTLMSyntaxError) {
             parsed = try SPNEGO.parse(token)
@@ -48,12 +53,22 @@ extension Engine {
             guard mechTypes.contains(SPNEGO.ntlmOID) else {
                 // A server without Kerberos rejects a client that offers nothing else.
                 let reject = negotiateHeader(SPNEGO.response(.reject, supportedMech: nil, token: nil))
-                throw AuthRefusal(outcome: .continueHandshake(.negotiateKerberosUnsupported, "the client offered only Kerberos, which this server lacks", header: reject))
+                throw AuthRefusal(
+                    outcome: .continueHandshake(
+                        .negotiateKerberosUnsupported, "the client offered only Kerberos, which this server lacks",
+                        header: reject
+                    )
+                )
             }
             guard mechTypes.first == SPNEGO.ntlmOID, let mechToken else {
                 // The optimistic token is for another mechanism: ask for NTLM instead.
                 let ask = negotiateHeader(SPNEGO.response(.acceptIncomplete, supportedMech: SPNEGO.ntlmOID, token: nil))
-                throw AuthRefusal(outcome: .continueHandshake(.negotiateKerberosUnsupported, "the client preferred Kerberos; NTLM was requested instead", header: ask))
+                throw AuthRefusal(
+                    outcome: .continueHandshake(
+                        .negotiateKerberosUnsupported, "the client preferred Kerberos; NTLM was requested instead",
+                        header: ask
+                    )
+                )
             }
             return mechToken
         case .response(let responseToken):
@@ -75,17 +90,23 @@ extension Engine {
 
     /// A NEGOTIATE: answers with a CHALLENGE, remembered for this connection.
     private mutating func answerNegotiate(
-        flags: UInt32, negotiate: Bool, options: NTLMChallenge, connection: UInt64, now: Date, random: inout some RandomNumberGenerator,
-        presented: inout PresentedCredentials
+        flags: UInt32, negotiate: Bool, options: NTLMChallenge, connection: UInt64, now: Date,
+        random: inout some RandomNumberGenerator, presented: inout PresentedCredentials
     ) -> AuthOutcome {
-        presented.params = (presented.params ?? [:]).merging(["message": "NEGOTIATE", "flags": String(format: "%08x", flags)]) { $1 }
+        presented.params = (presented.params ?? [:])
+            .merging(["message": "NEGOTIATE", "flags": String(format: "%08x", flags)]) { $1 }
         let serverChallenge = options.serverChallenge ?? random.bytes(8)
         let challenge = NTLMMessage.challenge(
             serverChallenge: serverChallenge, clientFlags: flags, domain: options.domain, server: options.server,
-            targetInfo: options.targetInfo, timestamp: NTLMMessage.fileTime(unixSeconds: now.timeIntervalSince1970), corruption: options.corruption
+            targetInfo: options.targetInfo, timestamp: NTLMMessage.fileTime(unixSeconds: now.timeIntervalSince1970),
+            corruption: options.corruption
         )
         connections.remember(
-            connection, .challenged(serverChallenge: serverChallenge, negotiate: negotiate, unicode: NTLMMessage.negotiatesUnicode(clientFlags: flags))
+            connection,
+            .challenged(
+                serverChallenge: serverChallenge, negotiate: negotiate,
+                unicode: NTLMMessage.negotiatesUnicode(clientFlags: flags)
+            )
         )
         connections.issued(IssuedNTLMChallenge(connection: connection, serverChallenge: serverChallenge))
         let header = negotiate
@@ -97,20 +118,24 @@ extension Engine {
         )
     }
 
-    /// A corrupted CHALLENGE for the journal: `NTLM CHALLENGE target-info-past-end: TargetInfoFields length 4232 at offset 64, in a 200-byte message`.
+    /// A corrupted CHALLENGE for the journal: `NTLM CHALLENGE target-info-past-end: TargetInfoFields length 4232
+    /// at offset 64, in a 200-byte message`.
     static func describe(_ corruption: NTLMCorruption, in message: [UInt8]) -> String {
         let length = Int(message[40]) | Int(message[41]) << 8
         let offset = (0..<4).reduce(0) { $0 | Int(message[44 + $1]) << (8 * $1) }
-        return "NTLM CHALLENGE \(corruption.rawValue): TargetInfoFields length \(length) at offset \(offset), in a \(message.count)-byte message"
+        return "NTLM CHALLENGE \(corruption.rawValue): TargetInfoFields length \(length) at offset \(offset), in a "
+            + "\(message.count)-byte message"
     }
 
     /// An AUTHENTICATE: it must answer this connection's CHALLENGE, with a known user's password.
     private mutating func verifyAuthenticate(
-        _ auth: NTLMAuthenticate, negotiate: Bool, options: NTLMChallenge, connection: UInt64, presented: inout PresentedCredentials
+        _ auth: NTLMAuthenticate, negotiate: Bool, options: NTLMChallenge, connection: UInt64,
+        presented: inout PresentedCredentials
     ) throws(AuthRefusal) -> AuthOutcome {
         presented.user = auth.user
         presented.params = (presented.params ?? [:]).merging([
-            "message": "AUTHENTICATE", "domain": auth.domain, "workstation": auth.workstation, "flags": String(format: "%08x", auth.flags),
+            "message": "AUTHENTICATE", "domain": auth.domain, "workstation": auth.workstation,
+            "flags": String(format: "%08x", auth.flags),
             "version": auth.ntResponse.count > 24 ? "NTLMv2" : auth.ntResponse.count == 24 ? "NTLMv1" : "anonymous",
         ]) { $1 }
         let serverChallenge = try challengeAnswered(by: auth, negotiate: negotiate, on: connection)
@@ -119,27 +144,49 @@ extension Engine {
         }
         let isV1 = auth.ntResponse.count == 24
         if isV1, !options.allowV1 {
-            throw .challenge(.ntlmV1Refused, "the client answered with NTLMv1\(auth.flags & NTLMMessage.Flags.extendedSessionSecurity != 0 ? " (NTLM2 session response)" : ""); this scenario accepts NTLMv2 only")
+            let session = auth.flags & NTLMMessage.Flags.extendedSessionSecurity != 0 ? " (NTLM2 session response)" : ""
+            throw .challenge(
+                .ntlmV1Refused, "the client answered with NTLMv1\(session); this scenario accepts NTLMv2 only"
+            )
         }
-        guard let user = scenarioState.users.first(where: { $0.user.name.lowercased() == auth.user.lowercased() }) else {
+        guard let user = scenarioState.users.first(where: { $0.user.name.lowercased() == auth.user.lowercased() })
+        else {
             throw .challenge(.ntlmUnknownUser, "no user named '\(auth.user)' in the scenario")
         }
         presented.user = user.user.name
-        guard !user.removed, user.user.knowsPassword, let version = verifies(auth, serverChallenge: serverChallenge, password: user.user.password) else {
+        guard !user.removed, user.user.knowsPassword,
+            let version = verifies(auth, serverChallenge: serverChallenge, password: user.user.password)
+        else {
             let stale = matchesRetiredPassword(of: user.user.name) {
                 $0.knowsPassword && verifies(auth, serverChallenge: serverChallenge, password: $0.password) != nil
             }
             if stale {
-                throw .challenge(.credentialStalePassword, user.removed ? "'\(user.user.name)' was removed; these credentials were valid before" : "\(user.user.name)'s old password, which was changed")
+                throw .challenge(
+                    .credentialStalePassword,
+                    user.removed
+                        ? "'\(user.user.name)' was removed; these credentials were valid before"
+                        : "\(user.user.name)'s old password, which was changed"
+                )
             }
             throw .challenge(.ntlmWrongPassword, "the response does not match \(user.user.name)'s password")
         }
         if let expected = user.user.domain, expected.lowercased() != auth.domain.lowercased() {
-            throw .challenge(.ntlmWrongDomain, "the client sent domain '\(auth.domain)'; \(user.user.name)'s domain is '\(expected)'")
+            throw .challenge(
+                .ntlmWrongDomain, "the client sent domain '\(auth.domain)'; \(user.user.name)'s domain is '\(expected)'"
+            )
         }
         connections.remember(connection, .authenticated(user: user.user.name))
-        let headers = negotiate ? [HeaderField(hop.challengeHeader, Self.negotiateHeader(SPNEGO.response(.acceptCompleted, supportedMech: nil, token: nil)))] : []
-        return .granted(user: user.user.name, verdict: .ntlmOK, detail: "authenticated as \(user.user.name) with \(version)", headers: headers)
+        return .granted(
+            user: user.user.name, verdict: .ntlmOK, detail: "authenticated as \(user.user.name) with \(version)",
+            headers: completionHeaders(negotiate: negotiate)
+        )
+    }
+
+    /// What a granted handshake sends back: Negotiate's final SPNEGO token; nothing for NTLM.
+    private func completionHeaders(negotiate: Bool) -> [HeaderField] {
+        guard negotiate else { return [] }
+        let completed = SPNEGO.response(.acceptCompleted, supportedMech: nil, token: nil)
+        return [HeaderField(hop.challengeHeader, Self.negotiateHeader(completed))]
     }
 
     /// The server challenge of the CHALLENGE this connection was sent for the same scheme; the handshake
@@ -150,12 +197,22 @@ extension Engine {
         if case .challenged(_, let wasNegotiate, _) = connections[ntlm: connection], wasNegotiate != negotiate {
             connections.endHandshake(on: connection)
             let scheme = (negotiate ? AuthScheme.negotiate : .ntlm).token
-            throw .challenge(.ntlmNoChallenge, "the CHALLENGE was sent for \((wasNegotiate ? AuthScheme.negotiate : .ntlm).token), the AUTHENTICATE came as \(scheme)")
+            throw .challenge(
+                .ntlmNoChallenge,
+                "the CHALLENGE was sent for \((wasNegotiate ? AuthScheme.negotiate : .ntlm).token), the AUTHENTICATE "
+                    + "came as \(scheme)"
+            )
         }
         guard case .challenged(let serverChallenge, _, _) = connections[ntlm: connection] else {
-            let other = connections.recentNTLMChallenges.first { $0.connection != connection && verifies(auth, serverChallenge: $0.serverChallenge) != nil }
+            let other = connections.recentNTLMChallenges.first {
+                $0.connection != connection && verifies(auth, serverChallenge: $0.serverChallenge) != nil
+            }
             if let other {
-                throw .challenge(.ntlmConnectionChanged, "the AUTHENTICATE answers the CHALLENGE sent on connection \(other.connection), not on this one (\(connection))")
+                throw .challenge(
+                    .ntlmConnectionChanged,
+                    "the AUTHENTICATE answers the CHALLENGE sent on connection \(other.connection), not on this one "
+                        + "(\(connection))"
+                )
             }
             throw .challenge(.ntlmNoChallenge, "AUTHENTICATE without a CHALLENGE on this connection")
         }
@@ -165,17 +222,24 @@ extension Engine {
 
     /// Which NTLM variant the AUTHENTICATE proves the password with, or nil when it does not.
     func verifies(_ auth: NTLMAuthenticate, serverChallenge: [UInt8], password: String? = nil) -> String? {
-        let candidates = password.map { [$0] } ?? scenarioState.users.filter { $0.user.name.lowercased() == auth.user.lowercased() && $0.user.knowsPassword }.map(\.user.password)
+        let candidates = password.map { [$0] } ?? scenarioState.users.filter {
+            $0.user.name.lowercased() == auth.user.lowercased() && $0.user.knowsPassword
+        }.map(\.user.password)
         for password in candidates {
             if auth.ntResponse.count > 24 {
                 let key = NTLMCrypto.ntowfv2(password: password, user: auth.user, domain: auth.domain)
-                let proof = NTLMCrypto.ntProofStr(ntowfv2: key, serverChallenge: serverChallenge, blob: auth.ntResponse[16...])
+                let proof = NTLMCrypto.ntProofStr(
+                    ntowfv2: key, serverChallenge: serverChallenge, blob: auth.ntResponse[16...]
+                )
                 if constantTimeEquals(proof, auth.ntResponse.prefix(16)) { return "NTLMv2" }
             } else if auth.ntResponse.count == 24 {
                 let ess = auth.flags & NTLMMessage.Flags.extendedSessionSecurity != 0 && auth.lmResponse.count == 24
                     && auth.lmResponse[8...].allSatisfy { $0 == 0 }
                 let expected = ess
-                    ? NTLMCrypto.ntlm2SessionResponse(password: password, serverChallenge: serverChallenge, clientChallenge: Array(auth.lmResponse.prefix(8)))
+                    ? NTLMCrypto.ntlm2SessionResponse(
+                        password: password, serverChallenge: serverChallenge,
+                        clientChallenge: Array(auth.lmResponse.prefix(8))
+                    )
                     : NTLMCrypto.ntlmv1Response(password: password, serverChallenge: serverChallenge)
                 if constantTimeEquals(expected, auth.ntResponse) { return ess ? "NTLM2 session response" : "NTLMv1" }
             }

@@ -69,7 +69,8 @@ public enum StoredPassword: Sendable, Equatable, Hashable {
             let cost = bytes[4..<min(bytes.count, 6)]
             let rest = bytes.dropFirst(7)
             let isDigits = cost.count == 2 && cost.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
-            guard bytes.count == 60, isDigits, bytes[6] == UInt8(ascii: "$"), (4...31).contains(Int(String(decoding: cost, as: UTF8.self)) ?? 0),
+            guard bytes.count == 60, isDigits, bytes[6] == UInt8(ascii: "$"),
+                (4...31).contains(Int(String(decoding: cost, as: UTF8.self)) ?? 0),
                 rest.allSatisfy({ Self.itoa64.contains($0) })
             else { return nil }
             return .crypt(field)
@@ -81,14 +82,17 @@ public enum StoredPassword: Sendable, Equatable, Hashable {
             // The probe runs with the fewest rounds, so that loading never pays a hash's own `rounds=`.
             guard let setting = Self.fewestRounds(field),
                 let probe = Self.crypt(Array("probe".utf8), setting: setting), probe.utf8.count == setting.utf8.count,
-                let cut = setting.lastIndex(of: "$"), let probeCut = probe.lastIndex(of: "$"), setting[..<cut] == probe[..<probeCut]
+                let cut = setting.lastIndex(of: "$"), let probeCut = probe.lastIndex(of: "$"),
+                setting[..<cut] == probe[..<probeCut]
             else { return nil }
             return .crypt(field)
         }
         // Traditional DES crypt: 2 salt and 11 hash characters from crypt's alphabet.
         // (A 13-character password in clear from that alphabet looks the same: it loads, and never matches.)
         if bytes.count == 13, bytes.allSatisfy({ Self.itoa64.contains($0) }),
-            let probe = Self.crypt(Array("probe".utf8), setting: field), probe.utf8.count == 13, probe.prefix(2) == field.prefix(2) {
+            let probe = Self.crypt(Array("probe".utf8), setting: field), probe.utf8.count == 13,
+            probe.prefix(2) == field.prefix(2)
+        {
             return .crypt(field)
         }
         return nil
@@ -122,7 +126,9 @@ public enum StoredPassword: Sendable, Equatable, Hashable {
             computed = Self.crypt(candidate, setting: hash).map { Array($0.utf8) }
         case .apr1(let hash):
             stored = Array(hash.utf8)
-            computed = Self.md5CryptParts(stored, magic: "$apr1$").map { Array(Self.md5Crypt(candidate, salt: $0, magic: "$apr1$").utf8) }
+            computed = Self.md5CryptParts(stored, magic: "$apr1$").map {
+                Array(Self.md5Crypt(candidate, salt: $0, magic: "$apr1$").utf8)
+            }
         case .sha1(let hash):
             stored = Array(hash.utf8)
             computed = Array(("{SHA}" + Data(Insecure.SHA1.hash(data: candidate)).base64EncodedString()).utf8)
@@ -166,7 +172,9 @@ public enum StoredPassword: Sendable, Equatable, Hashable {
         guard let dollar = rest.firstIndex(of: UInt8(ascii: "$")) else { return nil }
         let salt = Array(rest[..<dollar])
         let encoded = rest[(dollar + 1)...]
-        guard (1...8).contains(salt.count), encoded.count == 22, encoded.allSatisfy({ itoa64.contains($0) }) else { return nil }
+        guard (1...8).contains(salt.count), encoded.count == 22, encoded.allSatisfy({ itoa64.contains($0) }) else {
+            return nil
+        }
         return salt
     }
 
@@ -261,7 +269,8 @@ extension Engine {
         // ever add clear passwords, so the scenario's users tell.
         guard hasCryptHashes else { return nil }
         let fields = request.headers.values(hop.credentialsHeader)
-        guard fields.count == 1, basicChallenge != nil, scenario.resource(forPath: request.path)?.protected == true else { return nil }
+        guard fields.count == 1, basicChallenge != nil, scenario.resource(forPath: request.path)?.protected == true
+        else { return nil }
         let (scheme, token) = Self.schemeAndToken(fields[0])
         guard AuthScheme(token: scheme) == .basic, let decoded = Base64.decodeStrict(token.trimmingOWS().utf8),
             let parts = BasicCredentials(decoded)

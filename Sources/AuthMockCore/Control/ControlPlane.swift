@@ -121,7 +121,8 @@ public enum ControlPlane {
         let asked = Engine.queryItem("keep-key", in: request.target).map { $0 != "false" }
         let keepKey = asked ?? (engine.scenario.tls?.rotateKeepsKey ?? true)
         return Exchange(
-            response: Engine.json(["rotating": true, "keep_key": keepKey]), actions: [.rotateCertificate(keepKey: keepKey)]
+            response: Engine.json(["rotating": true, "keep_key": keepKey]),
+            actions: [.rotateCertificate(keepKey: keepKey)]
         )
     }
 

@@ -17,7 +17,9 @@ extension Engine {
 
     /// What the scenario's raw challenges send, for the journal's `hostile`; nil when it has none.
     static func hostileChallenges(of scenario: Scenario) -> String? {
-        let raw = scenario.challenges.compactMap { if case .raw(let raw) = $0 { "raw challenge, " + raw.summary } else { nil } }
+        let raw = scenario.challenges.compactMap {
+            if case .raw(let raw) = $0 { "raw challenge, " + raw.summary } else { nil }
+        }
         return raw.isEmpty ? nil : raw.joined(separator: "; ")
     }
 
@@ -53,7 +55,8 @@ extension Engine {
 
     /// A 401 with a fresh set of the challenges the resource offers (fresh nonces for every Digest challenge).
     mutating func challenge(
-        _ verdict: Verdict, _ detail: String, stale: Bool, for resource: Resource, now: Date, random: inout some RandomNumberGenerator
+        _ verdict: Verdict, _ detail: String, stale: Bool, for resource: Resource, now: Date,
+        random: inout some RandomNumberGenerator
     ) -> Decision {
         var headers = [HeaderField("Content-Type", scenario.unauthorized.contentType)]
         if scenario.unauthorized.sendChallenge {
@@ -72,7 +75,9 @@ extension Engine {
     }
 
     /// One value per header field: a raw challenge's value as many times as it asks for fields.
-    mutating func renderChallenges(for resource: Resource, stale: Bool, now: Date, random: inout some RandomNumberGenerator) -> [String] {
+    mutating func renderChallenges(
+        for resource: Resource, stale: Bool, now: Date, random: inout some RandomNumberGenerator
+    ) -> [String] {
         scenario.challenges.enumerated().flatMap { index, challenge -> [String] in
             guard resource.offers(challenge) else { return [] }
             if let fixed = fixedChallenges[index] {
@@ -99,13 +104,19 @@ extension Engine {
         _ digest: DigestChallenge, index: Int, stale: Bool, now: Date, random: inout some RandomNumberGenerator
     ) -> String {
         let nonce = minter.mint(at: now, challengeIndex: index, random: &random)
-        scenarioState.nonces.insert(nonce, NonceStore.Record(challengeIndex: index, issuedAt: now, serial: scenarioState.noncesIssued))
+        scenarioState.nonces.insert(
+            nonce, NonceStore.Record(challengeIndex: index, issuedAt: now, serial: scenarioState.noncesIssued)
+        )
         scenarioState.noncesIssued += 1
         var parameters = [AuthParameter(name: "realm", value: scenario.realm, quoted: true)]
         if !digest.qop.isEmpty {
-            parameters.append(AuthParameter(name: "qop", value: digest.qop.map(\.rawValue).joined(separator: ", "), quoted: true))
+            parameters.append(
+                AuthParameter(name: "qop", value: digest.qop.map(\.rawValue).joined(separator: ", "), quoted: true)
+            )
         }
-        if let algorithm = digest.algorithm { parameters.append(AuthParameter(name: "algorithm", value: algorithm.token, quoted: false)) }
+        if let algorithm = digest.algorithm {
+            parameters.append(AuthParameter(name: "algorithm", value: algorithm.token, quoted: false))
+        }
         parameters.append(AuthParameter(name: "nonce", value: nonce, quoted: true))
         if let opaque = opaques[index] { parameters.append(AuthParameter(name: "opaque", value: opaque, quoted: true)) }
         if digest.charsetUTF8 { parameters.append(AuthParameter(name: "charset", value: "UTF-8", quoted: false)) }

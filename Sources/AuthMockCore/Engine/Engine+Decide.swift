@@ -36,14 +36,19 @@ extension Engine {
 
         let fields = request.headers.values(hop.credentialsHeader)
         if let refusal = http11Required(request, resource: resource, credentials: fields) { return refusal }
-        if fields.isEmpty, let user = ntlmUser(on: request.connection.id), activeUser(named: user) != nil, !isLocked(user) {
+        if fields.isEmpty, let user = ntlmUser(on: request.connection.id), activeUser(named: user) != nil,
+            !isLocked(user)
+        {
             return Decision(
                 response: grant(resource, user: user), verdict: .ntlmConnectionAuthenticated,
                 detail: "the connection was authenticated by NTLM as \(user)", authenticatedUser: user
             )
         }
         guard let field = fields.first else {
-            return challenge(.noCredentials, "the request carried no Authorization header", stale: false, for: resource, now: now, random: &random)
+            return challenge(
+                .noCredentials, "the request carried no Authorization header", stale: false, for: resource, now: now,
+                random: &random
+            )
         }
         guard fields.count == 1 else {
             return Decision(
@@ -55,22 +60,29 @@ extension Engine {
         guard !scheme.isEmpty else {
             return Decision(
                 response: Self.plain(status: 400, "400 Bad Request: the Authorization header has no auth-scheme\n"),
-                verdict: .malformedAuthorization, detail: "the Authorization header has no auth-scheme", credentials: nil
+                verdict: .malformedAuthorization, detail: "the Authorization header has no auth-scheme",
+                credentials: nil
             )
         }
         var presented = PresentedCredentials(header: hop.credentialsHeader, scheme: scheme)
         guard resource.offers(scheme) else {
-            let detail = "the client used '\(scheme)', which \(resource.path) does not accept (it offers \(resource.schemes!.joined(separator: ", ")))"
-            return decision(for: .challenge(.schemeNotOffered, detail), resource: resource, presented: presented, now: now, random: &random)
+            let detail = "the client used '\(scheme)', which \(resource.path) does not accept "
+                + "(it offers \(resource.schemes!.joined(separator: ", ")))"
+            return decision(
+                for: .challenge(.schemeNotOffered, detail), resource: resource, presented: presented, now: now,
+                random: &random
+            )
         }
-        let outcome = verify(field, scheme: scheme, token: token, request: request, now: now, random: &random, presented: &presented)
+        let outcome = verify(
+            field, scheme: scheme, token: token, request: request, now: now, random: &random, presented: &presented
+        )
         return decision(for: outcome, resource: resource, presented: presented, now: now, random: &random)
     }
 
     /// Hands the credentials to their scheme, when the scenario offers it.
     private mutating func verify(
-        _ field: String, scheme: String, token: Substring, request: Request, now: Date, random: inout some RandomNumberGenerator,
-        presented: inout PresentedCredentials
+        _ field: String, scheme: String, token: Substring, request: Request, now: Date,
+        random: inout some RandomNumberGenerator, presented: inout PresentedCredentials
     ) -> AuthOutcome {
         switch AuthScheme(token: scheme) {
         case .basic where basicChallenge != nil:
@@ -108,13 +120,16 @@ extension Engine {
             var response = grant(resource, user: user)
             response.headers += headers
             return Decision(
-                response: response, verdict: verdict, detail: detail ?? "authenticated as \(user)", credentials: presented,
-                authenticatedUser: user
+                response: response, verdict: verdict, detail: detail ?? "authenticated as \(user)",
+                credentials: presented, authenticatedUser: user
             )
         case .continueHandshake(let verdict, let detail, let header, let hostile):
             var response = Response(
                 status: hop.challengeStatus,
-                headers: [HeaderField("Content-Type", scenario.unauthorized.contentType), HeaderField(hop.challengeHeader, header)],
+                headers: [
+                    HeaderField("Content-Type", scenario.unauthorized.contentType),
+                    HeaderField(hop.challengeHeader, header),
+                ],
                 body: Array(scenario.unauthorized.body.utf8)
             )
             response.hostile = hostile
@@ -148,12 +163,17 @@ extension Engine {
             reason = "the client sent \(scheme) credentials on HTTP/2 stream \(request.connection.stream ?? 0)"
         } else {
             let offered = scenario.challenges.filter(resource.offers).map(\.scheme)
-            guard !offered.isEmpty, offered.allSatisfy({ AuthScheme(token: $0)?.isConnectionBound == true }) else { return nil }
-            reason = "the resource needs \(offered.joined(separator: " or ")), which HTTP/2 cannot carry (stream \(request.connection.stream ?? 0))"
+            guard !offered.isEmpty, offered.allSatisfy({ AuthScheme(token: $0)?.isConnectionBound == true }) else {
+                return nil
+            }
+            reason = "the resource needs \(offered.joined(separator: " or ")), which HTTP/2 cannot carry "
+                + "(stream \(request.connection.stream ?? 0))"
         }
         var response = Response(status: 0)
         response.streamReset = .http11Required
-        return Decision(response: response, verdict: .http2HTTP11Required, detail: reason + ": reset with HTTP_1_1_REQUIRED")
+        return Decision(
+            response: response, verdict: .http2HTTP11Required, detail: reason + ": reset with HTTP_1_1_REQUIRED"
+        )
     }
 
     /// The options of the scenario's NTLM (or Negotiate) challenge, if it offers one.
@@ -169,7 +189,8 @@ extension Engine {
 
     func grant(_ resource: Resource, user: String?) -> Response {
         var headers = [HeaderField("Content-Type", resource.contentType)]
-        headers += links.isEmpty ? resource.headers : resource.headers.map { HeaderField($0.name, Self.fill($0.value, links)) }
+        headers +=
+            links.isEmpty ? resource.headers : resource.headers.map { HeaderField($0.name, Self.fill($0.value, links)) }
         return Response(status: resource.status, headers: headers, body: Self.render(resource.body, user: user ?? ""))
     }
 }

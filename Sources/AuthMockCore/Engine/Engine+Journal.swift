@@ -11,13 +11,14 @@ extension Engine {
 
     /// Journals a decided exchange: with what the request leaked and the fault played on the answer.
     mutating func record(
-        request: Request, now: Date, credentials: PresentedCredentials?, verdict: Verdict, detail: String?, response: Response,
-        journal: inout JournalLog
+        request: Request, now: Date, credentials: PresentedCredentials?, verdict: Verdict, detail: String?,
+        response: Response, journal: inout JournalLog
     ) -> JournalEntry {
         let challenges = response.headers.values(challengeHeader)
         var entry = JournalEntry(
-            request: request, connection: request.connection, time: now, verdict: verdict, detail: detail, status: response.status,
-            credentials: credentials, challenges: challenges.isEmpty ? nil : Self.journaled(challenges)
+            request: request, connection: request.connection, time: now, verdict: verdict, detail: detail,
+            status: response.status, credentials: credentials,
+            challenges: challenges.isEmpty ? nil : Self.journaled(challenges)
         )
         entry.leaks = Self.leaks(in: request, hop: hop, foreignUsers: foreignUsers)
         entry.fault = response.fault?.journalText(over: request.connection.httpProtocol)
@@ -31,7 +32,8 @@ extension Engine {
     static func journaled(_ challenges: [String]) -> [String] {
         guard challenges.count > 32 || challenges.contains(where: { $0.utf8.count > 512 }) else { return challenges }
         var kept = challenges.prefix(32).map { value in
-            value.utf8.count > 512 ? String(decoding: value.utf8.prefix(256), as: UTF8.self) + "… (\(value.utf8.count) bytes)" : value
+            value.utf8.count > 512
+                ? String(decoding: value.utf8.prefix(256), as: UTF8.self) + "… (\(value.utf8.count) bytes)" : value
         }
         if challenges.count > 32 { kept.append("… \(challenges.count - 32) more fields") }
         return kept
@@ -46,7 +48,9 @@ extension Engine {
         journal: inout JournalLog
     ) -> Exchange {
         let response = Self.plain(status: status, "\(status) \(Self.reason(status)): \(detail)\n", close: true)
-        var entry = JournalEntry(request: request, connection: connection, time: now, verdict: verdict, detail: detail, status: status)
+        var entry = JournalEntry(
+            request: request, connection: connection, time: now, verdict: verdict, detail: detail, status: status
+        )
         // A refusal records the body's size, not its hash: the hash is for bodies the engine judged.
         entry.bodySHA256 = nil
         entry = append(entry, to: &journal)
@@ -62,10 +66,12 @@ extension Engine {
     ///   - reset: the `RST_STREAM` error code sent (`REFUSED_STREAM`), if any.
     ///   - goaway: the `GOAWAY` error code sent (`PROTOCOL_ERROR`), if any.
     public mutating func recordHTTP2Failure(
-        _ request: Request?, connection: ConnectionInfo, reset: String?, goaway: String?, verdict: Verdict, detail: String, now: Date,
-        journal: inout JournalLog
+        _ request: Request?, connection: ConnectionInfo, reset: String?, goaway: String?, verdict: Verdict,
+        detail: String, now: Date, journal: inout JournalLog
     ) -> JournalEntry {
-        var entry = JournalEntry(request: request, connection: connection, time: now, verdict: verdict, detail: detail, status: 0)
+        var entry = JournalEntry(
+            request: request, connection: connection, time: now, verdict: verdict, detail: detail, status: 0
+        )
         entry.bodySHA256 = nil
         entry.reset = reset
         entry.goaway = goaway
@@ -92,7 +98,9 @@ extension Engine {
             verdict = .tlsOK
             detail = "\(requests) request(s) over \(connection.tls?.version ?? "TLS")"
         }
-        let entry = JournalEntry(connection: connection, time: now, verdict: verdict, detail: detail, requests: requests)
+        let entry = JournalEntry(
+            connection: connection, time: now, verdict: verdict, detail: detail, requests: requests
+        )
         return append(entry, to: &journal)
     }
 
@@ -131,7 +139,9 @@ extension Engine {
                     }
                 }
                 if let name = matched.first {
-                    leaks.append("\(hop.credentialsHeader) carried the origin's credentials (user \(name)), not the proxy's")
+                    leaks.append(
+                        "\(hop.credentialsHeader) carried the origin's credentials (user \(name)), not the proxy's"
+                    )
                 }
             }
         }
@@ -141,7 +151,8 @@ extension Engine {
     /// A header as the journal records it, marked when it carries a credential.
     static func recorded(_ field: HeaderField) -> JournalEntry.RecordedHeader {
         JournalEntry.RecordedHeader(
-            name: field.name, value: field.value, credential: credentialHeaders.contains { $0.equalsIgnoringASCIICase(field.name) } ? true : nil
+            name: field.name, value: field.value,
+            credential: credentialHeaders.contains { $0.equalsIgnoringASCIICase(field.name) } ? true : nil
         )
     }
 }

@@ -36,24 +36,29 @@ extension Engine {
             if let facts = (try? JSONSerialization.jsonObject(with: Data(tls))) as? [String: Any] {
                 html += "<dl id=\"tls\">\n"
                 for key in facts.keys.sorted() {
-                    html += "<dt>\(JournalHTML.escape(key))</dt><dd><code>\(JournalHTML.escape("\(facts[key]!)"))</code></dd>\n"
+                    html += "<dt>\(JournalHTML.escape(key))</dt>"
+                        + "<dd><code>\(JournalHTML.escape("\(facts[key]!)"))</code></dd>\n"
                 }
                 html += "</dl>\n"
             } else {
                 html += "<pre id=\"tls\">\(JournalHTML.escape(String(decoding: tls, as: UTF8.self)))</pre>\n"
             }
         }
-        html += "</section>\n<section id=\"users\"><h2>Users</h2><table><tr><th>name</th><th>password now</th><th>state</th></tr>\n"
+        html += "</section>\n<section id=\"users\"><h2>Users</h2>"
+            + "<table><tr><th>name</th><th>password now</th><th>state</th></tr>\n"
         for record in scenarioState.users {
             let status = UserStatus(record)
             let state = status.removed ? "removed" : status.enabled ? "enabled" : "locked"
-            let password = status.password.map { "<code>\(JournalHTML.escape($0))</code>" } ?? "(only its \(JournalHTML.escape(status.hash ?? "stored")) hash is known)"
-            html += "<tr><td><code>\(JournalHTML.escape(status.name))</code></td><td>\(password)</td><td>\(state)</td></tr>\n"
+            let password = status.password.map { "<code>\(JournalHTML.escape($0))</code>" }
+                ?? "(only its \(JournalHTML.escape(status.hash ?? "stored")) hash is known)"
+            html += "<tr><td><code>\(JournalHTML.escape(status.name))</code></td>"
+                + "<td>\(password)</td><td>\(state)</td></tr>\n"
         }
         html += "</table></section>\n"
         let last = entries.last?.seq ?? 0
         html += "<section id=\"exchanges\"><h2>Journal, newest first</h2>"
-        html += "<p class=\"note\">Refreshed every second; \(journal.evicted) older entries were dropped from memory.</p>\n"
+        html += "<p class=\"note\">Refreshed every second; \(journal.evicted) "
+            + "older entries were dropped from memory.</p>\n"
         html += "<ol class=\"journal\" id=\"journal\" data-last=\"\(last)\">\n"
         html += entries.reversed().map(JournalHTML.entry).joined()
         html += "</ol></section>\n<script>\(Self.pageScript)</script>\n</body></html>\n"
@@ -67,7 +72,10 @@ extension Engine {
             status: 200,
             headers: [
                 HeaderField("Content-Type", "text/html; charset=utf-8"),
-                HeaderField("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; connect-src 'self'; script-src '\(pageScriptHash)'"),
+                HeaderField(
+                    "Content-Security-Policy",
+                    "default-src 'none'; style-src 'unsafe-inline'; connect-src 'self'; script-src '\(pageScriptHash)'"
+                ),
                 HeaderField("Cache-Control", "no-store"),
             ],
             body: Array(text.utf8)
@@ -80,7 +88,8 @@ extension Engine {
           var list = document.getElementById("journal");
           document.documentElement.dataset.live = "polling";
           function poll() {
-            fetch("?since=" + list.dataset.last, {cache: "no-store"}).then(function (r) { return r.text(); }).then(function (html) {
+            fetch("?since=" + list.dataset.last, {cache: "no-store"}).then(function (r) { return r.text(); })\
+        .then(function (html) {
               if (html) {
                 list.insertAdjacentHTML("afterbegin", html);
                 var first = list.querySelector("li[data-seq]");
@@ -98,8 +107,10 @@ extension Engine {
 
     static let pageStyle = """
         body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}code,pre{font-family:ui-monospace,monospace}
-        ol.journal{list-style:none;padding:0}li.entry{border-left:4px solid #999;margin:.4em 0;padding:.3em .6em;background:#fafafa}
+        ol.journal{list-style:none;padding:0}\
+        li.entry{border-left:4px solid #999;margin:.4em 0;padding:.3em .6em;background:#fafafa}
         li.ok{border-color:#2a8}li.challenge{border-color:#d90}li.refused{border-color:#c33}.seq{font-weight:bold}
-        .where,.note{color:#666}.verdict .name{font-weight:bold}.leak{color:#c33;font-weight:bold}td,th{padding:.2em .8em;text-align:left}
+        .where,.note{color:#666}.verdict .name{font-weight:bold}.leak{color:#c33;font-weight:bold}\
+        td,th{padding:.2em .8em;text-align:left}
         """
 }

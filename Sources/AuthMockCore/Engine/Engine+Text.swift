@@ -14,7 +14,9 @@ extension Engine {
     /// Negotiate's base64 token (Digest's parameters are parsed from the whole field).
     static func schemeAndToken(_ field: String) -> (scheme: String, token: Substring) {
         let scheme = leadingToken(field)
-        let token = Substring(field.utf8.drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }.dropFirst(scheme.utf8.count))
+        let token = Substring(
+            field.utf8.drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }.dropFirst(scheme.utf8.count)
+        )
         return (scheme, token)
     }
 

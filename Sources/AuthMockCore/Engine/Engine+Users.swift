@@ -123,7 +123,9 @@ extension Engine {
             verdict = .userRemoved
             what = "\(name) was removed"
         }
-        return append(JournalEntry(userChange: name, time: now, verdict: verdict, detail: "\(what) (\(reason))"), to: &journal)
+        return append(
+            JournalEntry(userChange: name, time: now, verdict: verdict, detail: "\(what) (\(reason))"), to: &journal
+        )
     }
 
     static func describe(_ trigger: TimelineStep.Trigger) -> String {
@@ -148,15 +150,27 @@ extension Engine {
         guard scenarioState.users.contains(where: { $0.user.name == decodedName }) else {
             return Exchange(response: Self.plain(status: 404, "404 Not Found: no user named '\(decodedName)'\n"))
         }
-        guard let change = try? JSONDecoder().decode(UserChange.self, from: Data(request.body)), change.password != nil || change.enabled != nil else {
+        guard let change = try? JSONDecoder().decode(UserChange.self, from: Data(request.body)),
+            change.password != nil || change.enabled != nil
+        else {
             return Exchange(response: Self.plain(
-                status: 400, "400 Bad Request: send a JSON body such as {\"password\": \"new\"}, {\"enabled\": false} or {\"enabled\": true}\n"
+                status: 400,
+                "400 Bad Request: send a JSON body such as {\"password\": \"new\"}, {\"enabled\": false} or "
+                    + "{\"enabled\": true}\n"
             ))
         }
         var entries: [JournalEntry] = []
         let reason = "\(request.method) \(request.path)"
-        if let password = change.password, let entry = self.change(decodedName, .setPassword(password), reason: reason, now: now, journal: &journal) { entries.append(entry) }
-        if let enabled = change.enabled, let entry = self.change(decodedName, enabled ? .unlock : .lock, reason: reason, now: now, journal: &journal) { entries.append(entry) }
+        if let password = change.password,
+            let entry = self.change(decodedName, .setPassword(password), reason: reason, now: now, journal: &journal)
+        {
+            entries.append(entry)
+        }
+        if let enabled = change.enabled,
+            let entry = self.change(decodedName, enabled ? .unlock : .lock, reason: reason, now: now, journal: &journal)
+        {
+            entries.append(entry)
+        }
         let status = scenarioState.users.first { $0.user.name == decodedName }.map(UserStatus.init)
         return Exchange(response: Self.json(status), events: entries)
     }

@@ -73,7 +73,9 @@ public struct Engine: Sendable {
         self.links = links.filter { Self.linkNames.contains($0.key) }
     }
 
-    public init(scenario: Scenario, configuration: Configuration = Configuration(), random: inout some RandomNumberGenerator) {
+    public init(
+        scenario: Scenario, configuration: Configuration = Configuration(), random: inout some RandomNumberGenerator
+    ) {
         self.scenario = scenario
         self.hop = configuration.hop
         self.foreignUsers = configuration.foreignUsers.filter { foreign in
@@ -112,7 +114,10 @@ public struct Engine: Sendable {
         // The renewed certificate only reaches new connections: closing this one makes the client's next
         // request meet it, as a pinned client must (a real renewal reaches clients as their connections age).
         if !actions.isEmpty { decision.response.closeConnection = true }
-        return Exchange(response: decision.response, entry: entry, events: events, actions: actions, authenticatedUser: decision.authenticatedUser)
+        return Exchange(
+            response: decision.response, entry: entry, events: events, actions: actions,
+            authenticatedUser: decision.authenticatedUser
+        )
     }
 
     /// Whether the request will be challenged whatever its body: a protected resource, no credentials and
@@ -120,7 +125,9 @@ public struct Engine: Sendable {
     /// instead of `100 Continue` (RFC 9110 §10.1.1 allows it; Apache and IIS do it), so that clients meet
     /// the case where the body they held back must be sent again with their credentials.
     public func challengesBeforeBody(_ request: Request) -> Bool {
-        guard !ControlPlane.isControl(request.path), let resource = scenario.resource(forPath: request.path), resource.protected else {
+        guard !ControlPlane.isControl(request.path), let resource = scenario.resource(forPath: request.path),
+            resource.protected
+        else {
             return false
         }
         return request.headers.values(hop.credentialsHeader).isEmpty && ntlmUser(on: request.connection.id) == nil

@@ -116,8 +116,8 @@ public struct EnginePair: Sendable {
     /// ``Engine/recordHTTP2Failure(_:connection:reset:goaway:verdict:detail:now:journal:)``). The proxy
     /// speaks HTTP/1.1 only.
     public mutating func recordHTTP2Failure(
-        _ request: Request?, connection: ConnectionInfo, reset: String?, goaway: String?, verdict: Verdict, detail: String,
-        now: Date
+        _ request: Request?, connection: ConnectionInfo, reset: String?, goaway: String?, verdict: Verdict,
+        detail: String, now: Date
     ) -> JournalEntry {
         origin.recordHTTP2Failure(
             request, connection: connection, reset: reset, goaway: goaway, verdict: verdict, detail: detail, now: now,

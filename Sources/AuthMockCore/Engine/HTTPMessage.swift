@@ -38,10 +38,14 @@ extension String {
     }
 
     /// Two byte runs of the same length.
-    private static func equalIgnoringASCIICase(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>) -> Bool {
+    private static func equalIgnoringASCIICase(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>)
+        -> Bool
+    {
         for index in 0..<left.count where left[index] != right[index] {
             let folded = left[index] | 0x20
-            guard folded == right[index] | 0x20, folded >= UInt8(ascii: "a"), folded <= UInt8(ascii: "z") else { return false }
+            guard folded == right[index] | 0x20, folded >= UInt8(ascii: "a"), folded <= UInt8(ascii: "z") else {
+                return false
+            }
         }
         return true
     }
@@ -62,7 +66,10 @@ public struct ConnectionInfo: Sendable, Equatable {
     /// The HTTP/2 stream id; nil over HTTP/1.x.
     public var stream: Int?
 
-    public init(id: UInt64, exchange: Int, remote: String? = nil, tls: TLSFacts? = nil, httpProtocol: HTTPProtocol = .http1, stream: Int? = nil) {
+    public init(
+        id: UInt64, exchange: Int, remote: String? = nil, tls: TLSFacts? = nil, httpProtocol: HTTPProtocol = .http1,
+        stream: Int? = nil
+    ) {
         self.id = id
         self.exchange = exchange
         self.remote = remote
@@ -92,8 +99,8 @@ public struct TLSFacts: Sendable, Equatable, Codable {
     public var pinSHA256: String?
 
     public init(
-        version: String? = nil, alpn: String? = nil, clientCertificate: String? = nil, cipher: String? = nil, serverName: String? = nil,
-        alert: String? = nil, certificateSHA256: String? = nil, pinSHA256: String? = nil
+        version: String? = nil, alpn: String? = nil, clientCertificate: String? = nil, cipher: String? = nil,
+        serverName: String? = nil, alert: String? = nil, certificateSHA256: String? = nil, pinSHA256: String? = nil
     ) {
         self.version = version
         self.alpn = alpn

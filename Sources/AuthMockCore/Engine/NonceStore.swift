@@ -47,7 +47,9 @@ struct NonceMinter: Sendable {
     func decode(_ nonce: String) -> Decoded? {
         guard nonce.utf8.count == size else { return nil }
         let signed = String(nonce.utf8.prefix(NoncePolicy.minimumSize))!
-        guard padding.isEmpty || nonce.utf8.dropFirst(NoncePolicy.minimumSize).elementsEqual(padding.utf8) else { return nil }
+        guard padding.isEmpty || nonce.utf8.dropFirst(NoncePolicy.minimumSize).elementsEqual(padding.utf8) else {
+            return nil
+        }
         guard let bytes = Self.decodeURLSafe(signed), bytes.count == 29 else { return nil }
         let payload = Array(bytes[0..<17])
         guard constantTimeEquals(Array(mac(payload)).prefix(12), bytes[17...]) else { return nil }

@@ -26,18 +26,18 @@ extension JournalEntry {
     /// answered.
     init(connection: ConnectionInfo, time: Date, verdict: Verdict, detail: String, requests: Int?) {
         self.init(
-            seq: 0, time: time, connection: connection.id, exchange: 0, remote: connection.remote, method: nil, target: nil,
-            version: nil, headers: [], bodyBytes: 0, credentials: nil, verdict: verdict, detail: detail, status: 0,
-            challenges: nil, tls: connection.tls, requests: requests
+            seq: 0, time: time, connection: connection.id, exchange: 0, remote: connection.remote, method: nil,
+            target: nil, version: nil, headers: [], bodyBytes: 0, credentials: nil, verdict: verdict, detail: detail,
+            status: 0, challenges: nil, tls: connection.tls, requests: requests
         )
     }
 
     /// A change to a user (a timeline step, the control endpoint, the host): status 0, on no connection.
     init(userChange user: String, time: Date, verdict: Verdict, detail: String) {
         self.init(
-            seq: 0, time: time, connection: 0, exchange: 0, remote: nil, method: nil, target: nil, version: nil, headers: [],
-            bodyBytes: 0, credentials: PresentedCredentials(header: "", scheme: "", user: user), verdict: verdict,
-            detail: detail, status: 0, challenges: nil
+            seq: 0, time: time, connection: 0, exchange: 0, remote: nil, method: nil, target: nil, version: nil,
+            headers: [], bodyBytes: 0, credentials: PresentedCredentials(header: "", scheme: "", user: user),
+            verdict: verdict, detail: detail, status: 0, challenges: nil
         )
     }
 }

@@ -89,7 +89,9 @@ public struct JournalEntry: Sendable, Equatable, Codable {
         seq = try container.decode(Int.self, forKey: .seq)
         let timeText = try container.decode(String.self, forKey: .time)
         guard let parsed = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(timeText) else {
-            throw DecodingError.dataCorruptedError(forKey: .time, in: container, debugDescription: "not an ISO 8601 time: \(timeText)")
+            throw DecodingError.dataCorruptedError(
+                forKey: .time, in: container, debugDescription: "not an ISO 8601 time: \(timeText)"
+            )
         }
         time = parsed
         connection = try container.decode(UInt64.self, forKey: .connection)
@@ -150,9 +152,9 @@ public struct JournalEntry: Sendable, Equatable, Codable {
 
     public init(
         seq: Int, time: Date, connection: UInt64, exchange: Int, remote: String?, method: String?, target: String?,
-        version: String?, headers: [RecordedHeader], bodyBytes: Int, credentials: PresentedCredentials?, verdict: Verdict,
-        detail: String?, status: Int, challenges: [String]?, tls: TLSFacts? = nil, requests: Int? = nil, hop: Hop? = nil,
-        leaks: [String]? = nil, bodySHA256: String? = nil
+        version: String?, headers: [RecordedHeader], bodyBytes: Int, credentials: PresentedCredentials?,
+        verdict: Verdict, detail: String?, status: Int, challenges: [String]?, tls: TLSFacts? = nil,
+        requests: Int? = nil, hop: Hop? = nil, leaks: [String]? = nil, bodySHA256: String? = nil
     ) {
         self.seq = seq
         self.time = time
@@ -197,7 +199,9 @@ public struct PresentedCredentials: Sendable, Equatable, Codable {
     /// Digest and other parameter-list schemes: every parameter, names lower-cased.
     public var params: [String: String]?
 
-    public init(header: String, scheme: String, user: String? = nil, password: String? = nil, params: [String: String]? = nil) {
+    public init(
+        header: String, scheme: String, user: String? = nil, password: String? = nil, params: [String: String]? = nil
+    ) {
         self.header = header
         self.scheme = scheme
         self.user = user

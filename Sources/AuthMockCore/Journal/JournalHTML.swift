@@ -46,17 +46,21 @@ public enum JournalHTML {
             html += "<div class=\"line\"><span class=\"seq\">#\(entry.seq)</span> TLS connection \(entry.connection)"
             if let remote = entry.remote { html += " from \(escape(remote))" }
             html += "</div>\n"
-            if let facts = entry.tls, let summary = tlsSummary(facts) { html += "<div class=\"tls\">\(summary)</div>\n" }
+            if let facts = entry.tls, let summary = tlsSummary(facts) {
+                html += "<div class=\"tls\">\(summary)</div>\n"
+            }
         } else {
             let hop = entry.hop == .proxy ? "<span class=\"hop\">proxy</span> " : ""
-            html += "<div class=\"line\"><span class=\"seq\">#\(entry.seq)</span> \(hop)<span class=\"where\">connection \(entry.connection), exchange \(entry.exchange)</span> "
+            html += "<div class=\"line\"><span class=\"seq\">#\(entry.seq)</span> \(hop)"
+                + "<span class=\"where\">connection \(entry.connection), exchange \(entry.exchange)</span> "
             html += "<code class=\"request\">\(escape(entry.method ?? "?")) \(escape(entry.target ?? "?"))</code>"
             html += " → <span class=\"status\">\(entry.status)</span></div>\n"
             if let host = entry.headers.first(where: { $0.name.lowercased() == "host" }) {
                 html += "<div class=\"host\">Host: <code>\(escape(host.value))</code></div>\n"
             }
             if let credentials = entry.credentials, !credentials.scheme.isEmpty {
-                html += "<div class=\"credentials\">\(escape(credentials.header)): " + Self.credentials(credentials) + "</div>\n"
+                html += "<div class=\"credentials\">\(escape(credentials.header)): "
+                    + Self.credentials(credentials) + "</div>\n"
             }
             for challenge in entry.challenges ?? [] {
                 html += "<div class=\"challenge\">challenge: <code>\(escape(challenge))</code></div>\n"
@@ -81,7 +85,9 @@ public enum JournalHTML {
         if let cipher = facts.cipher { parts.append("<code>\(escape(cipher))</code>") }
         if let name = facts.serverName { parts.append("SNI <code>\(escape(name))</code>") }
         if let subject = facts.clientCertificate { parts.append("client certificate <code>\(escape(subject))</code>") }
-        if let certificate = facts.certificateSHA256 { parts.append("shown certificate sha256 <code>\(escape(String(certificate.prefix(16))))…</code>") }
+        if let certificate = facts.certificateSHA256 {
+            parts.append("shown certificate sha256 <code>\(escape(String(certificate.prefix(16))))…</code>")
+        }
         if let alert = facts.alert { parts.append("alert <code>\(escape(alert))</code>") }
         return parts.isEmpty ? nil : parts.joined(separator: " · ")
     }
@@ -92,9 +98,13 @@ public enum JournalHTML {
     static func credentials(_ credentials: PresentedCredentials) -> String {
         var parts = ["<span class=\"scheme\">\(escape(credentials.scheme))</span>"]
         if let user = credentials.user { parts.append("user <code>\(escape(user))</code>") }
-        if let password = credentials.password { parts.append("password " + String(repeating: "•", count: min(password.count, 12))) }
+        if let password = credentials.password {
+            parts.append("password " + String(repeating: "•", count: min(password.count, 12)))
+        }
         if let params = credentials.params, !params.isEmpty {
-            let shown = params.keys.sorted().filter { $0 != "response" }.map { "\(escape($0))=<code>\(escape(params[$0]!))</code>" }
+            let shown = params.keys.sorted().filter { $0 != "response" }.map {
+                "\(escape($0))=<code>\(escape(params[$0]!))</code>"
+            }
             parts.append(shown.joined(separator: " "))
         }
         return parts.joined(separator: " · ")

@@ -2,7 +2,9 @@
 ///
 /// A struct over a string rather than an enum, so that later schemes add verdicts without breaking
 /// anyone who switches over them; the names are part of the journal format and do not change.
-public struct Verdict: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible, ExpressibleByStringLiteral {
+public struct Verdict: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible,
+    ExpressibleByStringLiteral
+{
     public var rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
     public init(stringLiteral value: String) { self.rawValue = value }
@@ -121,16 +123,17 @@ public struct Verdict: RawRepresentable, Sendable, Hashable, Codable, CustomStri
 
     /// Every verdict the engine gives, for checking the names case files use (a test keeps it complete).
     public static let known: [Verdict] = [
-        .noCredentials, .publicResource, .notFound, .malformedRequest, .headersTooLarge, .bodyTooLarge, .headerTimeout, .connectionLimit,
-        .http2HTTP11Required, .http2RefusedStream, .http2Malformed, .http2ConnectionError, .http2StreamReset, .tlsOK, .tlsNoRequest,
-        .tlsHandshakeFailed, .ntlmNegotiate, .ntlmOK, .ntlmConnectionAuthenticated, .ntlmMalformed, .ntlmUnknownUser,
-        .ntlmWrongPassword, .ntlmWrongDomain, .ntlmV1Refused, .ntlmConnectionChanged, .ntlmNoChallenge, .ntlmAnonymous,
-        .negotiateKerberosUnsupported, .proxyTargetRefused, .proxyBadTarget, .credentialStalePassword, .credentialLocked,
-        .userPasswordChanged, .userLocked, .userUnlocked, .userRemoved, .duplicateAuthorization, .malformedAuthorization,
-        .schemeNotOffered, .basicOK, .basicMalformed, .basicUnknownUser, .basicBadPassword, .basicWrongCharset, .digestOK,
+        .noCredentials, .publicResource, .notFound, .malformedRequest, .headersTooLarge, .bodyTooLarge, .headerTimeout,
+        .connectionLimit, .http2HTTP11Required, .http2RefusedStream, .http2Malformed, .http2ConnectionError,
+        .http2StreamReset, .tlsOK, .tlsNoRequest, .tlsHandshakeFailed, .ntlmNegotiate, .ntlmOK,
+        .ntlmConnectionAuthenticated, .ntlmMalformed, .ntlmUnknownUser, .ntlmWrongPassword, .ntlmWrongDomain,
+        .ntlmV1Refused, .ntlmConnectionChanged, .ntlmNoChallenge, .ntlmAnonymous, .negotiateKerberosUnsupported,
+        .proxyTargetRefused, .proxyBadTarget, .credentialStalePassword, .credentialLocked, .userPasswordChanged,
+        .userLocked, .userUnlocked, .userRemoved, .duplicateAuthorization, .malformedAuthorization, .schemeNotOffered,
+        .basicOK, .basicMalformed, .basicUnknownUser, .basicBadPassword, .basicWrongCharset, .digestOK,
         .digestMalformed, .digestURIMismatch, .digestWrongRealm, .digestAlgorithmNotOffered, .digestQOPNotOffered,
-        .digestQOPMissing, .digestUnknownNonce, .digestNonceAlgorithmMismatch, .digestOpaqueMismatch, .digestUserhashNotOffered,
-        .digestUnknownUser, .digestBadResponse, .digestAlgorithmSubstituted, .digestStaleNonce, .digestAuthIntWithoutBody,
-        .digestNCReplay,
+        .digestQOPMissing, .digestUnknownNonce, .digestNonceAlgorithmMismatch, .digestOpaqueMismatch,
+        .digestUserhashNotOffered, .digestUnknownUser, .digestBadResponse, .digestAlgorithmSubstituted,
+        .digestStaleNonce, .digestAuthIntWithoutBody, .digestNCReplay,
     ]
 }

@@ -27,9 +27,15 @@ enum NTLMMessage: Equatable {
     ///   AUTHENTICATE's own flags, as Samba and Windows decide: wget 1.21 negotiates OEM, then sets the
     ///   UNICODE flag on an AUTHENTICATE whose strings are OEM.
     static func parse(_ bytes: [UInt8], unicode negotiated: Bool? = nil) throws(NTLMSyntaxError) -> NTLMMessage {
-        guard bytes.count >= 12 else { throw NTLMSyntaxError("the message is \(bytes.count) bytes, shorter than an NTLM header") }
-        guard bytes.count <= 65_536 else { throw NTLMSyntaxError("the message is \(bytes.count) bytes, more than NTLM allows") }
-        guard Array(bytes[0..<8]) == signature else { throw NTLMSyntaxError("the message does not start with the NTLMSSP signature") }
+        guard bytes.count >= 12 else {
+            throw NTLMSyntaxError("the message is \(bytes.count) bytes, shorter than an NTLM header")
+        }
+        guard bytes.count <= 65_536 else {
+            throw NTLMSyntaxError("the message is \(bytes.count) bytes, more than NTLM allows")
+        }
+        guard Array(bytes[0..<8]) == signature else {
+            throw NTLMSyntaxError("the message does not start with the NTLMSSP signature")
+        }
         let reader = Reader(bytes: bytes)
         switch try reader.uint32(at: 8) {
         case 1:
@@ -37,7 +43,9 @@ enum NTLMMessage: Equatable {
         case 2:
             throw NTLMSyntaxError("a CHALLENGE (type 2) message comes from the server, not the client")
         case 3:
-            guard bytes.count >= 64 else { throw NTLMSyntaxError("an AUTHENTICATE message needs at least 64 bytes, got \(bytes.count)") }
+            guard bytes.count >= 64 else {
+                throw NTLMSyntaxError("an AUTHENTICATE message needs at least 64 bytes, got \(bytes.count)")
+            }
             let flags = try reader.uint32(at: 60)
             let unicode = negotiated ?? (flags & Flags.unicode != 0)
             return .authenticate(NTLMAuthenticate(
@@ -60,11 +68,12 @@ enum NTLMMessage: Equatable {
 
     /// Builds the CHALLENGE (type 2) message answering a NEGOTIATE with `clientFlags`.
     static func challenge(
-        serverChallenge: [UInt8], clientFlags: UInt32, domain: String, server: String, targetInfo: Bool, timestamp: UInt64,
-        corruption: NTLMCorruption? = nil
+        serverChallenge: [UInt8], clientFlags: UInt32, domain: String, server: String, targetInfo: Bool,
+        timestamp: UInt64, corruption: NTLMCorruption? = nil
     ) -> [UInt8] {
         let unicode = negotiatesUnicode(clientFlags: clientFlags)
-        var flags = (unicode ? Flags.unicode : Flags.oem) | Flags.requestTarget | Flags.ntlm | Flags.alwaysSign | Flags.targetTypeDomain
+        var flags = (unicode ? Flags.unicode : Flags.oem) | Flags.requestTarget | Flags.ntlm | Flags.alwaysSign
+            | Flags.targetTypeDomain
             | Flags.version
         // MS-NLMP §3.2.5.1.1: SIGN and SEAL asked for are granted (gss-ntlmssp, which curl's GSS-API Negotiate
         // uses, refuses a CHALLENGE without the SIGN it asked for), and so are the session security options.
@@ -88,14 +97,18 @@ enum NTLMMessage: Equatable {
         var message = signature + le32(2)
         message += le16(UInt16(targetName.count)) + le16(UInt16(targetName.count)) + le32(UInt32(payloadStart))
         message += le32(flags) + serverChallenge + [UInt8](repeating: 0, count: 8)
-        let (infoLength, infoOffset) = targetInfoFields(length: info.count, offset: payloadStart + targetName.count, corruption: corruption)
+        let (infoLength, infoOffset) = targetInfoFields(
+            length: info.count, offset: payloadStart + targetName.count, corruption: corruption
+        )
         message += le16(infoLength) + le16(infoLength) + le32(infoOffset)
         message += [10, 0] + le16(19041) + [0, 0, 0, 0x0F]  // version 10.0.19041, NTLM revision 15
         return message + targetName + info
     }
 
     /// The TargetInfoFields (length, offset) as sent: the true ones, or a corruption of them.
-    static func targetInfoFields(length: Int, offset: Int, corruption: NTLMCorruption?) -> (length: UInt16, offset: UInt32) {
+    static func targetInfoFields(length: Int, offset: Int, corruption: NTLMCorruption?)
+        -> (length: UInt16, offset: UInt32)
+    {
         switch corruption {
         case nil: (UInt16(length), UInt32(offset))
         case .targetInfoPastEnd?: (UInt16(length + 4096), UInt32(offset))
@@ -114,7 +127,8 @@ enum NTLMMessage: Equatable {
 
         func uint32(at offset: Int) throws(NTLMSyntaxError) -> UInt32 {
             guard offset + 4 <= bytes.count else { throw NTLMSyntaxError("truncated at byte \(offset)") }
-            return UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16 | UInt32(bytes[offset + 3]) << 24
+            return UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16
+                | UInt32(bytes[offset + 3]) << 24
         }
 
         /// A security buffer (length, max length, offset) and the bytes it points at.
@@ -124,7 +138,10 @@ enum NTLMMessage: Equatable {
             let start = Int(try uint32(at: offset + 4))
             guard length > 0 else { return [] }
             guard start >= 12, start <= bytes.count, length <= bytes.count - start else {
-                throw NTLMSyntaxError("\(name) points outside the message (offset \(start), length \(length), message \(bytes.count) bytes)")
+                throw NTLMSyntaxError(
+                    "\(name) points outside the message "
+                        + "(offset \(start), length \(length), message \(bytes.count) bytes)"
+                )
             }
             return Array(bytes[start..<start + length])
         }

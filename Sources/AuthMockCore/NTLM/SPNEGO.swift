@@ -27,7 +27,9 @@ enum SPNEGO {
         case 0x60:  // [APPLICATION 0] InitialContextToken
             var inner = DERReader(body)
             let (oidTag, oid) = try inner.next()
-            guard oidTag == 0x06, Array(oid) == spnegoOID else { throw NTLMSyntaxError("the token is not SPNEGO (wrong mechanism OID)") }
+            guard oidTag == 0x06, Array(oid) == spnegoOID else {
+                throw NTLMSyntaxError("the token is not SPNEGO (wrong mechanism OID)")
+            }
             let (contextTag, negTokenInit) = try inner.next()
             guard contextTag == 0xA0 else { throw NTLMSyntaxError("expected NegTokenInit ([0]) in the SPNEGO token") }
             var fields = try DERReader(negTokenInit).sequence()
@@ -40,7 +42,9 @@ enum SPNEGO {
                     var list = try DERReader(value).sequence()
                     while !list.atEnd {
                         let (elementTag, element) = try list.next()
-                        guard elementTag == 0x06 else { throw NTLMSyntaxError("mechTypes holds something other than an OID") }
+                        guard elementTag == 0x06 else {
+                            throw NTLMSyntaxError("mechTypes holds something other than an OID")
+                        }
                         mechTypes.append(Array(element))
                     }
                 case 0xA2:
@@ -59,7 +63,9 @@ enum SPNEGO {
             }
             return .response(responseToken: responseToken)
         default:
-            throw NTLMSyntaxError("the Negotiate token is neither NegTokenInit nor NegTokenResp (tag 0x\(String(tag, radix: 16)))")
+            throw NTLMSyntaxError(
+                "the Negotiate token is neither NegTokenInit nor NegTokenResp (tag 0x\(String(tag, radix: 16)))"
+            )
         }
     }
 
@@ -105,11 +111,15 @@ struct DERReader {
         index += 1
         if length & 0x80 != 0 {
             let count = length & 0x7F
-            guard (1...3).contains(count), rest.endIndex - index >= count else { throw NTLMSyntaxError("bad DER length") }
+            guard (1...3).contains(count), rest.endIndex - index >= count else {
+                throw NTLMSyntaxError("bad DER length")
+            }
             length = rest[index..<index + count].reduce(0) { $0 << 8 | Int($1) }
             index += count
         }
-        guard rest.endIndex - index >= length else { throw NTLMSyntaxError("a DER element claims \(length) bytes, past the end of the token") }
+        guard rest.endIndex - index >= length else {
+            throw NTLMSyntaxError("a DER element claims \(length) bytes, past the end of the token")
+        }
         let value = rest[index..<index + length]
         rest = rest[(index + length)...]
         return (tag, value)

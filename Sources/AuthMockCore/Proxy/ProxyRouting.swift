@@ -6,7 +6,9 @@
 /// refusal is testable without a socket.
 ///
 /// ```swift
-/// let routing = ProxyRouting.decide(method: "CONNECT", target: "localhost:8443") { port in port == 8443 ? .https : nil }
+/// let routing = ProxyRouting.decide(method: "CONNECT", target: "localhost:8443") { port in
+///     port == 8443 ? .https : nil
+/// }
 /// // routing == .tunnel(ProxyTarget(host: "localhost", port: 8443, isConnect: true, originForm: ""))
 /// ```
 public enum ProxyRouting: Sendable, Equatable {
@@ -32,11 +34,15 @@ public enum ProxyRouting: Sendable, Equatable {
             return .refuse(status: error.status == 414 ? 414 : 400, verdict: .proxyBadTarget, detail: error.reason)
         }
         guard parsed.isLoopback else {
-            let detail = "\(parsed.host):\(parsed.port) is not a loopback address; authmock's proxy only reaches its own origins"
+            let detail = "\(parsed.host):\(parsed.port) is not a loopback address; "
+                + "authmock's proxy only reaches its own origins"
             return .refuse(status: 403, verdict: .proxyTargetRefused, detail: detail)
         }
         guard let listener = origin(parsed.port) else {
-            return .refuse(status: 403, verdict: .proxyTargetRefused, detail: "\(parsed.host):\(parsed.port) is not one of this scenario's origins")
+            return .refuse(
+                status: 403, verdict: .proxyTargetRefused,
+                detail: "\(parsed.host):\(parsed.port) is not one of this scenario's origins"
+            )
         }
         if parsed.isConnect { return .tunnel(parsed) }
         guard listener == .http else {

@@ -10,7 +10,11 @@ public struct ProxyTarget: Sendable, Equatable {
     public static let maxLength = 4096
 
     public static func parse(method: String, target: String) throws(ProxyTargetError) -> ProxyTarget {
-        guard target.utf8.count <= maxLength else { throw ProxyTargetError(status: 414, "the request target is \(target.utf8.count) bytes, more than \(maxLength)") }
+        guard target.utf8.count <= maxLength else {
+            throw ProxyTargetError(
+                status: 414, "the request target is \(target.utf8.count) bytes, more than \(maxLength)"
+            )
+        }
         // Byte by byte: the grammar is ASCII, and a Character would join a combining mark to the
         // delimiter before it ("]\u{301}" is not "]"), so the same host could parse one way and not the other.
         if method == "CONNECT" {
@@ -18,10 +22,15 @@ public struct ProxyTarget: Sendable, Equatable {
             return ProxyTarget(host: host, port: port, isConnect: true, originForm: "")
         }
         if hasPrefixIgnoringASCIICase(target, "https://") {
-            throw ProxyTargetError(status: 400, "absolute-form https:// targets are not forwarded; use CONNECT for HTTPS")
+            throw ProxyTargetError(
+                status: 400, "absolute-form https:// targets are not forwarded; use CONNECT for HTTPS"
+            )
         }
         guard hasPrefixIgnoringASCIICase(target, "http://") else {
-            throw ProxyTargetError(status: 400, "a proxy request needs absolute-form (http://host/path) or CONNECT, not '\(target.prefix(100))'")
+            throw ProxyTargetError(
+                status: 400,
+                "a proxy request needs absolute-form (http://host/path) or CONNECT, not '\(target.prefix(100))'"
+            )
         }
         let rest = target.utf8.dropFirst("http://".utf8.count)
         let authorityEnd = rest.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") } ?? rest.endIndex
@@ -42,14 +51,22 @@ public struct ProxyTarget: Sendable, Equatable {
     private static func authority(_ text: Substring, defaultPort: Int?) throws(ProxyTargetError) -> (String, Int) {
         let bytes = Array(text.utf8)
         guard !bytes.isEmpty else { throw ProxyTargetError(status: 400, "the target has no host") }
-        guard !bytes.contains(UInt8(ascii: "@")) else { throw ProxyTargetError(status: 400, "userinfo in the proxy target is not allowed") }
+        guard !bytes.contains(UInt8(ascii: "@")) else {
+            throw ProxyTargetError(status: 400, "userinfo in the proxy target is not allowed")
+        }
         let host: ArraySlice<UInt8>
         var portText: ArraySlice<UInt8>?
         if bytes[0] == UInt8(ascii: "[") {
-            guard let close = bytes.firstIndex(of: UInt8(ascii: "]")) else { throw ProxyTargetError(status: 400, "unterminated IPv6 address in '\(text)'") }
+            guard let close = bytes.firstIndex(of: UInt8(ascii: "]")) else {
+                throw ProxyTargetError(status: 400, "unterminated IPv6 address in '\(text)'")
+            }
             host = bytes[1..<close]
             let after = bytes[(close + 1)...]
-            if after.first == UInt8(ascii: ":") { portText = after.dropFirst() } else if !after.isEmpty { throw ProxyTargetError(status: 400, "bad authority '\(text)'") }
+            if after.first == UInt8(ascii: ":") {
+                portText = after.dropFirst()
+            } else if !after.isEmpty {
+                throw ProxyTargetError(status: 400, "bad authority '\(text)'")
+            }
         } else if let colon = bytes.lastIndex(of: UInt8(ascii: ":")) {
             host = bytes[..<colon]
             portText = bytes[(colon + 1)...]
@@ -78,8 +95,8 @@ public struct ProxyTarget: Sendable, Equatable {
 
     private static func isHostByte(_ byte: UInt8) -> Bool {
         switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-            UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: ":"):
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: ":"):
             return true
         default:
             return false
@@ -87,7 +104,9 @@ public struct ProxyTarget: Sendable, Equatable {
     }
 
     private static func hasPrefixIgnoringASCIICase(_ text: String, _ prefix: String) -> Bool {
-        let lowered = text.utf8.prefix(prefix.utf8.count).map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 | 0x20 : $0 }
+        let lowered = text.utf8.prefix(prefix.utf8.count).map {
+            (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 | 0x20 : $0
+        }
         return lowered.elementsEqual(prefix.utf8)
     }
 }

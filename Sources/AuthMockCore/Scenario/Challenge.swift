@@ -25,7 +25,8 @@ public enum Challenge: Sendable, Equatable {
             if digest.userhash { words.append("userhash") }
             return words.joined(separator: " ")
         case .ntlm(let ntlm), .negotiate(let ntlm):
-            return scheme + (ntlm.allowV1 ? "" : " (NTLMv2 only)") + (ntlm.corruption.map { " (CHALLENGE corrupted: \($0.rawValue))" } ?? "")
+            return scheme + (ntlm.allowV1 ? "" : " (NTLMv2 only)")
+                + (ntlm.corruption.map { " (CHALLENGE corrupted: \($0.rawValue))" } ?? "")
         case .custom:
             return "\(scheme) (not accepted)"
         case .raw(let raw):
@@ -98,7 +99,8 @@ public struct RawChallenge: Sendable, Equatable {
         }
     }
 
-    /// The value for people, each piece quoted and repeats counted: `1 field of 40008 bytes: "Basic realm=\"" + "a" ×40000 + "\""`.
+    /// The value for people, each piece quoted and repeats counted:
+    /// `1 field of 40008 bytes: "Basic realm=\"" + "a" ×40000 + "\""`.
     public var summary: String {
         let shape = pieces.map { piece in
             switch piece {
@@ -134,8 +136,8 @@ public struct NTLMChallenge: Sendable, Equatable {
     public var corruption: NTLMCorruption?
 
     public init(
-        serverChallenge: [UInt8]? = nil, targetInfo: Bool = true, allowV1: Bool = true, domain: String = "AUTHMOCK", server: String = "AUTHMOCK-SRV",
-        corruption: NTLMCorruption? = nil
+        serverChallenge: [UInt8]? = nil, targetInfo: Bool = true, allowV1: Bool = true, domain: String = "AUTHMOCK",
+        server: String = "AUTHMOCK-SRV", corruption: NTLMCorruption? = nil
     ) {
         self.serverChallenge = serverChallenge
         self.targetInfo = targetInfo

@@ -180,7 +180,8 @@ public struct NoncePolicy: Sendable, Equatable {
     public static let minimumSize = 39
 
     public init(
-        lifetime: Double? = nil, maxUses: Int? = nil, strictNC: Bool = true, remember: Int = 10_000, staleFirst: Int = 0, size: Int = NoncePolicy.minimumSize
+        lifetime: Double? = nil, maxUses: Int? = nil, strictNC: Bool = true, remember: Int = 10_000,
+        staleFirst: Int = 0, size: Int = NoncePolicy.minimumSize
     ) {
         self.staleFirst = staleFirst
         self.size = size
@@ -204,7 +205,10 @@ public struct UnauthorizedResponse: Sendable, Equatable {
     /// Overrides the challenge status: a broken proxy that answers 401 with `WWW-Authenticate`.
     public var status: Int?
 
-    public init(sendChallenge: Bool = true, body: String = "401 Unauthorized\n", contentType: String = "text/plain; charset=utf-8") {
+    public init(
+        sendChallenge: Bool = true, body: String = "401 Unauthorized\n",
+        contentType: String = "text/plain; charset=utf-8"
+    ) {
         self.sendChallenge = sendChallenge
         self.body = body
         self.contentType = contentType

@@ -62,7 +62,9 @@ package enum Suggestion {
 
     /// "did you mean 'x'?" or "expected one of: a, b, c".
     package static func hint(for word: String, in candidates: [String], noun: String = "one of") -> String {
-        if let match = closest(to: word, in: candidates) { return "did you mean '\(match)'? (expected \(noun): \(candidates.joined(separator: ", ")))" }
+        if let match = closest(to: word, in: candidates) {
+            return "did you mean '\(match)'? (expected \(noun): \(candidates.joined(separator: ", ")))"
+        }
         return "expected \(noun): \(candidates.joined(separator: ", "))"
     }
 }

@@ -26,14 +26,19 @@ public enum ScenarioLoader {
     ///
     /// The `case:` and `expect:` sections of a conformance case are accepted and not read: they are the
     /// runner's (AuthMockCheck's `CaseLoader` reads them), and `serve` has no use for them.
-    public static func load(yaml text: String, file: String, files: ScenarioFileReader) throws(ScenarioLoadError) -> Scenario {
+    public static func load(yaml text: String, file: String, files: ScenarioFileReader) throws(ScenarioLoadError)
+        -> Scenario
+    {
         try ScenarioReader(file: file, files: files).read(text, empty: noScenario) { reader in
             { root in reader.scenario(root, sections: { _, _ in }) }
         }
     }
 
     /// What to say about a file with nothing in it.
-    package static let noScenario = (message: "the file holds no scenario", hint: "start with `version: 1` and `name: …`, then users, challenges and resources")
+    package static let noScenario = (
+        message: "the file holds no scenario",
+        hint: "start with `version: 1` and `name: …`, then users, challenges and resources"
+    )
 
     /// The text of a scenario file, or the diagnostic at `path:1:1` that says why it cannot be read.
     package static func text(of path: String, files: ScenarioFileReader) throws(ScenarioLoadError) -> String {
@@ -41,7 +46,11 @@ public enum ScenarioLoader {
             return try files.read(path)
         } catch {
             throw ScenarioLoadError(diagnostics: [
-                ScenarioDiagnostic(file: path, line: 1, column: 1, message: "cannot read the file (\(ScenarioFileReader.reason(error)))", hint: "give the path of a scenario YAML file")
+                ScenarioDiagnostic(
+                    file: path, line: 1, column: 1,
+                    message: "cannot read the file (\(ScenarioFileReader.reason(error)))",
+                    hint: "give the path of a scenario YAML file"
+                )
             ])
         }
     }
@@ -49,7 +58,10 @@ public enum ScenarioLoader {
     /// The keys the loader accepts, by section: the single source for the docs and the schema test.
     /// `case` and `expect` are the runner's sections; their own keys are AuthMockCheck's `CaseLoader.keys`.
     public static let keys: [String: [String]] = [
-        "scenario": ["version", "name", "description", "realm", "users", "challenges", "challenge-style", "nonce", "unauthorized", "resources", "tls", "timeline", "proxy", "second-port", "faults", "http2", "case", "expect"],
+        "scenario": [
+            "version", "name", "description", "realm", "users", "challenges", "challenge-style", "nonce",
+            "unauthorized", "resources", "tls", "timeline", "proxy", "second-port", "faults", "http2", "case", "expect",
+        ],
         "http2": ["mode", "connection-auth"],
         "user": ["name", "password", "domain"],
         "users file": ["htpasswd", "htdigest"],
@@ -63,7 +75,10 @@ public enum ScenarioLoader {
         "unauthorized": ["challenge", "body", "content-type", "chunked", "close"],
         "proxy.unauthorized": ["challenge", "body", "content-type", "chunked", "close", "status"],
         "resource": ["path", "protected", "status", "body", "content-type", "headers", "schemes"],
-        "tls": ["identity", "key", "hosts", "intermediate", "client-certificate", "plain-http", "rotate", "min-version", "max-version"],
+        "tls": [
+            "identity", "key", "hosts", "intermediate", "client-certificate", "plain-http", "rotate", "min-version",
+            "max-version",
+        ],
         "tls.rotate": ["after-requests", "keep-key"],
         "proxy": ["realm", "users", "challenges", "unauthorized", "faults"],
         "fault": ["when", "effect", "duration", "times", "path"],

@@ -15,7 +15,9 @@ extension ScenarioReader {
                 if basicSeen { report(item, "a second Basic challenge", hint: "offer Basic once") }
                 basicSeen = true
             }
-            if let scheme = challenge.authScheme, scheme.isConnectionBound, result.contains(where: { $0.authScheme == scheme }) {
+            if let scheme = challenge.authScheme, scheme.isConnectionBound,
+                result.contains(where: { $0.authScheme == scheme })
+            {
                 report(item, "a second \(challenge.scheme) challenge", hint: "offer \(challenge.scheme) once")
             }
             result.append(challenge)
@@ -24,7 +26,10 @@ extension ScenarioReader {
     }
 
     func challenge(_ node: Node) -> Challenge? {
-        let all = Array(Set(ScenarioLoader.keys["challenge.digest"]! + ScenarioLoader.keys["challenge.basic"]! + ScenarioLoader.keys["challenge.ntlm"]! + ["custom", "raw"])).sorted()
+        let all = Array(Set(
+            ScenarioLoader.keys["challenge.digest"]! + ScenarioLoader.keys["challenge.basic"]!
+                + ScenarioLoader.keys["challenge.ntlm"]! + ["custom", "raw"]
+        )).sorted()
         if case .mapping(let map) = node, map["custom"] != nil { return customChallenge(node) }
         if case .mapping(let map) = node, map["raw"] != nil { return rawChallenge(node) }
         guard let fields = mapping(node, "a challenge", allowed: all, required: ["scheme"]),
@@ -43,8 +48,10 @@ extension ScenarioReader {
         case nil:
             report(
                 schemeNode, "unknown scheme '\(scheme)'",
-                hint: (Suggestion.closest(to: scheme, in: AuthScheme.allCases.map(\.token)).map { "did you mean '\($0)'? " } ?? "")
-                    + "authmock accepts Basic, Digest, NTLM and Negotiate; to offer a scheme it does not accept, write `- custom: '\(scheme) realm=\"…\"'`"
+                hint: (Suggestion.closest(to: scheme, in: AuthScheme.allCases.map(\.token))
+                    .map { "did you mean '\($0)'? " } ?? "")
+                    + "authmock accepts Basic, Digest, NTLM and Negotiate; to offer a scheme it does not accept, "
+                    + "write `- custom: '\(scheme) realm=\"…\"'`"
             )
             return nil
         }
@@ -52,16 +59,24 @@ extension ScenarioReader {
 
     /// `- custom: 'Newauth realm="apps"'`: a challenge authmock offers but does not accept, as written.
     func customChallenge(_ node: Node) -> Challenge? {
-        guard let fields = mapping(node, "a custom challenge", allowed: ScenarioLoader.keys["challenge.custom"]!) else { return nil }
+        guard let fields = mapping(node, "a custom challenge", allowed: ScenarioLoader.keys["challenge.custom"]!) else {
+            return nil
+        }
         guard let raw = fields["custom"].flatMap({ string($0, "custom") }) else { return nil }
         if Self.hasControlCharacter(raw) {
-            report(fields["custom"], "custom challenge contains a line break or control character", hint: "it is sent in a header: keep it on one line")
+            report(
+                fields["custom"], "custom challenge contains a line break or control character",
+                hint: "it is sent in a header: keep it on one line"
+            )
             return nil
         }
         do throws(AuthSyntaxError) {
             _ = try AuthHeader.parseChallenges(raw)
         } catch {
-            report(fields["custom"], "custom challenge is not a valid challenge: \(error.reason)", hint: "write it as a scheme and parameters, e.g. 'Newauth realm=\"apps\", type=1'")
+            report(
+                fields["custom"], "custom challenge is not a valid challenge: \(error.reason)",
+                hint: "write it as a scheme and parameters, e.g. 'Newauth realm=\"apps\", type=1'"
+            )
             return nil
         }
         return .custom(raw)
@@ -74,17 +89,27 @@ extension ScenarioReader {
 
     /// `- raw: [...]`: a hostile value, sent as written (in pieces, some repeated) in `fields` header fields.
     func rawChallenge(_ node: Node) -> Challenge? {
-        guard let fields = mapping(node, "a raw challenge", allowed: ScenarioLoader.keys["challenge.raw"]!) else { return nil }
+        guard let fields = mapping(node, "a raw challenge", allowed: ScenarioLoader.keys["challenge.raw"]!) else {
+            return nil
+        }
         guard let valueNode = fields["raw"], let pieces = pieces(valueNode, "the raw challenge") else { return nil }
         let count = fields["fields"].flatMap { int($0, "fields", in: 1...10_000) }
         if fields["fields"] != nil, count == nil { return nil }
         let raw = RawChallenge(pieces: pieces, fields: count ?? 1)
         if raw.byteCount * raw.fields > Self.rawTotalLimit {
-            report(fields["fields"] ?? valueNode, "\(raw.fields) fields of \(raw.byteCount) bytes are \(raw.byteCount * raw.fields) bytes, more than \(Self.rawTotalLimit)", hint: "send fewer fields or a shorter value")
+            report(
+                fields["fields"] ?? valueNode,
+                "\(raw.fields) fields of \(raw.byteCount) bytes are \(raw.byteCount * raw.fields) bytes, "
+                    + "more than \(Self.rawTotalLimit)",
+                hint: "send fewer fields or a shorter value"
+            )
             return nil
         }
         if raw.value.utf8.first.map({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) ?? true {
-            report(valueNode, "the raw challenge starts with white space or is empty", hint: "start it with the scheme, e.g. 'Basic realm=…'")
+            report(
+                valueNode, "the raw challenge starts with white space or is empty",
+                hint: "start it with the scheme, e.g. 'Basic realm=…'"
+            )
             return nil
         }
         return .raw(raw)
@@ -97,14 +122,20 @@ extension ScenarioReader {
         let items: [Node]
         if case .sequence(let list) = node { items = Array(list) } else { items = [node] }
         if items.isEmpty {
-            report(node, "\(what) is an empty list", hint: "give a string, or a list of strings and {repeat: TEXT, times: N}")
+            report(
+                node, "\(what) is an empty list",
+                hint: "give a string, or a list of strings and {repeat: TEXT, times: N}"
+            )
             return nil
         }
         let before = diagnostics.count
         var pieces: [RawChallenge.Piece] = []
         for item in items {
             if case .mapping = item {
-                guard let piece = mapping(item, "a repeated piece", allowed: ScenarioLoader.keys["piece"]!, required: ["repeat", "times"]),
+                guard
+                    let piece = mapping(
+                        item, "a repeated piece", allowed: ScenarioLoader.keys["piece"]!, required: ["repeat", "times"]
+                    ),
                     let text = piece["repeat"].flatMap({ string($0, "repeat") }),
                     let times = piece["times"].flatMap({ int($0, "times", in: 1...Self.rawValueLimit) })
                 else { continue }
@@ -118,7 +149,10 @@ extension ScenarioReader {
         guard diagnostics.count == before else { return nil }
         let bytes = RawChallenge(pieces: pieces).byteCount
         if bytes > Self.rawValueLimit {
-            report(node, "\(what) is \(bytes) bytes, more than \(Self.rawValueLimit)", hint: "lower a `times:`; 1 MiB is beyond what any client accepts")
+            report(
+                node, "\(what) is \(bytes) bytes, more than \(Self.rawValueLimit)",
+                hint: "lower a `times:`; 1 MiB is beyond what any client accepts"
+            )
             return nil
         }
         return pieces
@@ -128,7 +162,10 @@ extension ScenarioReader {
     /// field or be refused by the HTTP layer before any client saw them).
     private func pieceProblem(_ text: String, at node: Node) -> Bool {
         guard Self.hasControlCharacter(text) else { return false }
-        report(node, "a piece contains a line break or control character", hint: "header values cannot carry them; use printable text")
+        report(
+            node, "a piece contains a line break or control character",
+            hint: "header values cannot carry them; use printable text"
+        )
         return true
     }
 
@@ -139,16 +176,26 @@ extension ScenarioReader {
             if let algorithm = DigestAlgorithm(token: text) {
                 digest.algorithm = algorithm
             } else {
-                report(node, "unknown Digest algorithm '\(text)'", hint: Suggestion.hint(for: text, in: DigestAlgorithm.allCases.map(\.token)))
+                report(
+                    node, "unknown Digest algorithm '\(text)'",
+                    hint: Suggestion.hint(for: text, in: DigestAlgorithm.allCases.map(\.token))
+                )
             }
         }
         if let node = fields["qop"] { digest.qop = qop(node) ?? digest.qop }
         if let node = fields["opaque"] {
-            if case .scalar(let scalar) = node, scalar.style == .plain, ["true", "false"].contains(scalar.string.lowercased()) {
+            if case .scalar(let scalar) = node, scalar.style == .plain,
+                ["true", "false"].contains(scalar.string.lowercased())
+            {
                 digest.opaque = scalar.string.lowercased() == "true" ? .generated : .none
             } else if let value = string(node, "opaque") {
-                if value.unicodeScalars.contains(where: { $0 == "\"" || $0 == "\\" }) || Self.hasControlCharacter(value) {
-                    report(node, "opaque must not contain quotes, backslashes or control characters", hint: "use letters, digits and + / =")
+                if value.unicodeScalars.contains(where: { $0 == "\"" || $0 == "\\" })
+                    || Self.hasControlCharacter(value)
+                {
+                    report(
+                        node, "opaque must not contain quotes, backslashes or control characters",
+                        hint: "use letters, digits and + / ="
+                    )
                 }
                 digest.opaque = .fixed(value)
             }
@@ -156,7 +203,11 @@ extension ScenarioReader {
         if let node = fields["userhash"] { digest.userhash = bool(node, "userhash") ?? false }
         if let node = fields["charset"] { digest.charsetUTF8 = charset(node) }
         if digest.effectiveAlgorithm.isSession, digest.qop.isEmpty {
-            report(fields["algorithm"] ?? fields.node, "\(digest.effectiveAlgorithm.token) needs a qop: its A1 uses the cnonce, which only comes with qop", hint: "set `qop: auth` or use a non-session algorithm")
+            report(
+                fields["algorithm"] ?? fields.node,
+                "\(digest.effectiveAlgorithm.token) needs a qop: its A1 uses the cnonce, which only comes with qop",
+                hint: "set `qop: auth` or use a non-session algorithm"
+            )
         }
         return digest
     }
@@ -173,7 +224,10 @@ extension ScenarioReader {
             if text.count == 16, bytes.count == 8, text.allSatisfy(\.isHexDigit) {
                 ntlm.serverChallenge = bytes
             } else {
-                report(node, "server-challenge '\(text)' is not 8 bytes in hex", hint: "write 16 hex digits, e.g. 0123456789abcdef")
+                report(
+                    node, "server-challenge '\(text)' is not 8 bytes in hex",
+                    hint: "write 16 hex digits, e.g. 0123456789abcdef"
+                )
             }
         }
         if let node = fields["target-info"] { ntlm.targetInfo = bool(node, "target-info") ?? true }
@@ -181,7 +235,12 @@ extension ScenarioReader {
         if let node = fields["corrupt"] {
             ntlm.corruption = choice(node, "corrupt", NTLMCorruption.self)
             if ntlm.corruption != nil, !ntlm.targetInfo {
-                report(node, "corrupt: \(ntlm.corruption!.rawValue) corrupts the target info, which `target-info: false` leaves out", hint: "remove target-info: false")
+                report(
+                    node,
+                    "corrupt: \(ntlm.corruption!.rawValue) corrupts the target info, which "
+                        + "`target-info: false` leaves out",
+                    hint: "remove target-info: false"
+                )
             }
         }
         for key in ["domain", "server"] {
@@ -189,7 +248,10 @@ extension ScenarioReader {
             // Code points, as schema.json's maxLength counts: one Character may hold thousands
             // (combining marks), which the CHALLENGE's 16-bit lengths cannot carry.
             guard text.unicodeScalars.count <= 256, !Self.hasControlCharacter(text) else {
-                report(node, "\(key) is longer than 256 characters or has control characters", hint: "NTLM names are short, e.g. EXAMPLE")
+                report(
+                    node, "\(key) is longer than 256 characters or has control characters",
+                    hint: "NTLM names are short, e.g. EXAMPLE"
+                )
                 continue
             }
             if key == "domain" { ntlm.domain = text } else { ntlm.server = text }
@@ -199,7 +261,10 @@ extension ScenarioReader {
 
     func rejectKeys(_ fields: Fields, notIn allowed: [String], scheme: String) {
         for (key, entry) in fields.entries where !allowed.contains(key) {
-            report(entry.key, "'\(key)' does not apply to \(scheme) challenges", hint: "\(scheme) takes: \(allowed.joined(separator: ", "))")
+            report(
+                entry.key, "'\(key)' does not apply to \(scheme) challenges",
+                hint: "\(scheme) takes: \(allowed.joined(separator: ", "))"
+            )
         }
     }
 

@@ -1,6 +1,6 @@
 internal import Yams
 
-/// The scenario's other sections: nonce, 401, resources, proxy, faults, timeline, TLS, and resource headers.
+/// The scenario's other sections: nonce, 401, resources, proxy, TLS, and resource headers.
 extension ScenarioReader {
     // MARK: - Nonce, 401, resources
 
@@ -10,14 +10,21 @@ extension ScenarioReader {
         if let node = fields["lifetime"] { policy.lifetime = duration(node, "nonce.lifetime") }
         if let node = fields["max-uses"] { policy.maxUses = int(node, "nonce.max-uses", in: 1...1_000_000_000) }
         if let node = fields["strict-nc"] { policy.strictNC = bool(node, "nonce.strict-nc") ?? true }
-        if let node = fields["stale-first"] { policy.staleFirst = int(node, "nonce.stale-first", in: 0...1_000_000) ?? 0 }
-        if let node = fields["remember"] { policy.remember = int(node, "nonce.remember", in: 1...10_000_000) ?? policy.remember }
-        if let node = fields["size"] { policy.size = int(node, "nonce.size", in: NoncePolicy.minimumSize...Self.rawValueLimit) ?? policy.size }
+        if let node = fields["stale-first"] {
+            policy.staleFirst = int(node, "nonce.stale-first", in: 0...1_000_000) ?? 0
+        }
+        if let node = fields["remember"] {
+            policy.remember = int(node, "nonce.remember", in: 1...10_000_000) ?? policy.remember
+        }
+        if let node = fields["size"] {
+            policy.size = int(node, "nonce.size", in: NoncePolicy.minimumSize...Self.rawValueLimit) ?? policy.size
+        }
         return policy
     }
 
     func unauthorized(_ node: Node, proxy: Bool = false) -> UnauthorizedResponse {
-        var response = proxy ? UnauthorizedResponse(body: "407 Proxy Authentication Required\n") : UnauthorizedResponse()
+        var response =
+            proxy ? UnauthorizedResponse(body: "407 Proxy Authentication Required\n") : UnauthorizedResponse()
         let what = proxy ? "proxy.unauthorized" : "unauthorized"
         guard let fields = mapping(node, what, allowed: ScenarioLoader.keys[what]!) else { return response }
         if let node = fields["chunked"] { response.chunked = bool(node, "\(what).chunked") ?? false }
@@ -26,43 +33,72 @@ extension ScenarioReader {
             if status == 401 || status == 407 {
                 response.status = status
             } else {
-                report(node, "proxy.unauthorized.status must be 407, or 401 to play a broken proxy", hint: "write 407 or 401")
+                report(
+                    node, "proxy.unauthorized.status must be 407, or 401 to play a broken proxy",
+                    hint: "write 407 or 401"
+                )
             }
         }
         if let node = fields["challenge"] { response.sendChallenge = bool(node, "\(what).challenge") ?? true }
         if let node = fields["body"] { response.body = string(node, "\(what).body", allowEmpty: true) ?? response.body }
-        if let node = fields["content-type"] { response.contentType = headerValue(node, "\(what).content-type") ?? response.contentType }
+        if let node = fields["content-type"] {
+            response.contentType = headerValue(node, "\(what).content-type") ?? response.contentType
+        }
         return response
     }
 
     /// - Parameter challenges: the scenario's, which a resource's `schemes:` chooses among.
     func resources(_ node: Node, challenges: [Challenge]) -> [Resource] {
         guard let items = sequence(node, "resources") else { return [] }
-        if items.isEmpty { report(node, "resources is an empty list", hint: "list at least one path, or leave `resources` out to protect /") }
+        if items.isEmpty {
+            report(
+                node, "resources is an empty list",
+                hint: "list at least one path, or leave `resources` out to protect /"
+            )
+        }
         var result: [Resource] = []
         var seen: [String: Int] = [:]
         for item in items {
-            guard let fields = mapping(item, "a resource", allowed: ScenarioLoader.keys["resource"]!, required: ["path"]),
+            guard
+                let fields = mapping(item, "a resource", allowed: ScenarioLoader.keys["resource"]!, required: ["path"]),
                 let pathNode = fields["path"], let path = string(pathNode, "path")
             else { continue }
             if !path.hasPrefix("/") {
-                report(pathNode, "path '\(path)' does not start with '/'", hint: "write it as it appears in the request, e.g. /private")
-            } else if path.hasPrefix(Engine.controlPrefix) || path == "/_authmock" || Engine.controlPrefix.hasPrefix(path.replacingOccurrences(of: "*", with: "")) && path.hasSuffix("*") && path.count > 2 {
-                report(pathNode, "path '\(path)' is under the reserved control prefix \(Engine.controlPrefix)", hint: "choose another path")
+                report(
+                    pathNode, "path '\(path)' does not start with '/'",
+                    hint: "write it as it appears in the request, e.g. /private"
+                )
+            } else if path.hasPrefix(Engine.controlPrefix) || path == "/_authmock"
+                || Engine.controlPrefix.hasPrefix(path.replacingOccurrences(of: "*", with: "")) && path.hasSuffix("*")
+                    && path.count > 2
+            {
+                report(
+                    pathNode, "path '\(path)' is under the reserved control prefix \(Engine.controlPrefix)",
+                    hint: "choose another path"
+                )
             }
             if path.dropLast().contains("*") || path.contains("?") || path.contains(where: \.isWhitespace) {
-                report(pathNode, "path '\(path)' has '*' before its end, a '?' or white space", hint: "paths are exact, or a prefix ending in '*', without query")
+                report(
+                    pathNode, "path '\(path)' has '*' before its end, a '?' or white space",
+                    hint: "paths are exact, or a prefix ending in '*', without query"
+                )
             }
-            if let line = seen[path] { report(pathNode, "path '\(path)' is listed twice", hint: "keep one; the first is on line \(line)") }
+            if let line = seen[path] {
+                report(pathNode, "path '\(path)' is listed twice", hint: "keep one; the first is on line \(line)")
+            }
             seen[path] = pathNode.mark?.line ?? 0
 
             let protected = fields["protected"].flatMap { bool($0, "protected") } ?? true
             var resource = Resource(path: path, protected: protected)
             if let node = fields["status"] { resource.status = int(node, "status", in: 200...599) ?? 200 }
             if let node = fields["body"] { resource.body = string(node, "body", allowEmpty: true) ?? resource.body }
-            if let node = fields["content-type"] { resource.contentType = headerValue(node, "content-type") ?? resource.contentType }
+            if let node = fields["content-type"] {
+                resource.contentType = headerValue(node, "content-type") ?? resource.contentType
+            }
             if let node = fields["headers"] { resource.headers = headers(node) }
-            if let node = fields["schemes"] { resource.schemes = resourceSchemes(node, challenges: challenges, protected: protected) }
+            if let node = fields["schemes"] {
+                resource.schemes = resourceSchemes(node, challenges: challenges, protected: protected)
+            }
             result.append(resource)
         }
         return result
@@ -71,16 +107,23 @@ extension ScenarioReader {
     /// A resource's `schemes:`: which of the scenario's accepted challenges it offers and accepts.
     private func resourceSchemes(_ node: Node, challenges: [Challenge], protected: Bool) -> [String]? {
         let offered = challenges.filter(\.isAccepted).map(\.scheme)
-        let hint = "name schemes the scenario's challenges offer: \(offered.isEmpty ? "none yet" : offered.joined(separator: ", "))"
+        let hint = "name schemes the scenario's challenges offer: "
+            + "\(offered.isEmpty ? "none yet" : offered.joined(separator: ", "))"
         guard protected else {
-            report(node, "schemes has no effect on a resource with protected: false", hint: "remove it, or protect the resource")
+            report(
+                node, "schemes has no effect on a resource with protected: false",
+                hint: "remove it, or protect the resource"
+            )
             return nil
         }
         let names = checkedStrings(node, "schemes", item: "a scheme") { name in
-            offered.contains { $0.equalsIgnoringASCIICase(name) } ? nil : ("scheme '\(name)' is not one of the scenario's challenges", hint)
+            offered.contains { $0.equalsIgnoringASCIICase(name) }
+                ? nil : ("scheme '\(name)' is not one of the scenario's challenges", hint)
         }
         guard let names else { return nil }
-        if names.isEmpty, case .sequence(let items) = node, items.isEmpty { report(node, "schemes is an empty list", hint: hint) }
+        if names.isEmpty, case .sequence(let items) = node, items.isEmpty {
+            report(node, "schemes is an empty list", hint: hint)
+        }
         return names.isEmpty ? nil : names.map { name in offered.first { $0.equalsIgnoringASCIICase(name) }! }
     }
 
@@ -90,12 +133,18 @@ extension ScenarioReader {
         guard let fields = mapping(node, "proxy", allowed: ScenarioLoader.keys["proxy"]!) else { return nil }
         let realm = fields["realm"].flatMap { string($0, "proxy.realm") } ?? "authmock proxy"
         if let node = fields["realm"], Self.hasControlCharacter(realm) {
-            report(node, "proxy.realm contains a line break or control character", hint: "it is sent in a header: keep it on one line")
+            report(
+                node, "proxy.realm contains a line break or control character",
+                hint: "it is sent in a header: keep it on one line"
+            )
         }
         let users = fields["users"].map { self.users($0, realm: realm) } ?? []
         let challenges = fields["challenges"].map(challenges) ?? []
         if challenges.contains(where: \.isAccepted), users.isEmpty {
-            report(fields.entries["challenges"]?.key ?? node, "proxy challenges need proxy users", hint: "add `users:` under `proxy:`")
+            report(
+                fields.entries["challenges"]?.key ?? node, "proxy challenges need proxy users",
+                hint: "add `users:` under `proxy:`"
+            )
         }
         if let node = fields["users"] { checkUserFileFits(users, challenges: challenges, at: node) }
         var settings = ProxySettings(realm: realm, users: users, challenges: challenges)
@@ -104,124 +153,27 @@ extension ScenarioReader {
         return settings
     }
 
-    // MARK: - Faults
-
-    func faults(_ node: Node, what: String, triggers: [Fault.Trigger] = Fault.Trigger.allCases) -> [Fault] {
-        guard let items = sequence(node, what) else { return [] }
-        var faults: [Fault] = []
-        for item in items {
-            guard let fields = mapping(item, "a fault", allowed: ScenarioLoader.keys["fault"]!, required: ["when", "effect"]),
-                let whenNode = fields["when"], let when = string(whenNode, "\(what).when"),
-                let effectNode = fields["effect"], let effectName = string(effectNode, "\(what).effect")
-            else { continue }
-            guard let trigger = Fault.Trigger(rawValue: when), triggers.contains(trigger) else {
-                let names = triggers.map(\.rawValue)
-                report(whenNode, "\(what).when '\(when)' is not one of \(names.joined(separator: ", "))",
-                       hint: triggers.count == 1 ? "the proxy's faults apply to its 407s: write `when: challenge`" : Suggestion.hint(for: when, in: names))
-                continue
-            }
-            let duration = fields["duration"].flatMap { self.duration($0, "\(what).duration") }
-            let effect: Fault.Effect
-            switch effectName {
-            case "close": effect = .close
-            case "disconnect": effect = .disconnect
-            case "drop-body": effect = .dropBody
-            case "stall": effect = .stall(seconds: duration)
-            case "delay":
-                guard let duration else {
-                    if fields["duration"] == nil { report(effectNode, "effect delay needs a duration", hint: "add `duration: 2s`") }
-                    continue
-                }
-                effect = .delay(seconds: duration)
-            default:
-                report(effectNode, "\(what).effect '\(effectName)' is not known", hint: Suggestion.hint(for: effectName, in: Fault.Effect.names))
-                continue
-            }
-            if let node = fields["duration"], !["stall", "delay"].contains(effectName) {
-                report(node, "effect \(effectName) takes no duration", hint: "remove `duration:`; only stall and delay wait")
-            }
-            if let node = fields["duration"], let seconds = duration, seconds > 3600 {
-                report(node, "\(what).duration is over an hour", hint: "use at most 1h; a client's timeout is what is being tested")
-            }
-            var fault = Fault(when: trigger, effect: effect)
-            if let node = fields["times"] { fault.times = int(node, "\(what).times", in: 1...1_000_000) }
-            if let node = fields["path"], let path = string(node, "\(what).path") {
-                if path.hasPrefix("/") { fault.path = path } else { report(node, "\(what).path '\(path)' does not start with '/'", hint: "write a resource path such as /private or /api/*") }
-            }
-            faults.append(fault)
-        }
-        return faults
-    }
-
-    // MARK: - Timeline
-
-    func timelineSteps(_ node: Node, users: [User]) -> [TimelineStep] {
-        guard let items = sequence(node, "timeline") else { return [] }
-        let triggers = ["after-successes", "after", "at-request"]
-        let actions = ["password", "lock", "unlock", "remove"]
-        var steps: [TimelineStep] = []
-        for item in items {
-            guard let fields = mapping(item, "a timeline step", allowed: ScenarioLoader.keys["timeline step"]!, required: ["user"]) else { continue }
-            let givenTriggers = triggers.filter { fields[$0] != nil }
-            let givenActions = actions.filter { fields[$0] != nil }
-            guard givenTriggers.count == 1 else {
-                report(item, "a timeline step needs exactly one trigger, found \(givenTriggers.isEmpty ? "none" : givenTriggers.joined(separator: " and "))",
-                       hint: "add one of after-successes: N, after: 30s, at-request: N")
-                continue
-            }
-            guard givenActions.count == 1 else {
-                report(item, "a timeline step needs exactly one action, found \(givenActions.isEmpty ? "none" : givenActions.joined(separator: " and "))",
-                       hint: "add one of password: NEW, lock: true, unlock: true, remove: true")
-                continue
-            }
-            guard let userNode = fields["user"], let user = string(userNode, "a timeline step's user") else { continue }
-            if !users.contains(where: { $0.name == user }) {
-                report(userNode, "timeline user '\(user)' is not in users", hint: Suggestion.hint(for: user, in: users.map(\.name), noun: "one of the users"))
-                continue
-            }
-            let trigger: TimelineStep.Trigger
-            switch givenTriggers[0] {
-            case "after-successes":
-                guard let n = int(fields["after-successes"]!, "after-successes", in: 1...1_000_000_000) else { continue }
-                trigger = .afterSuccesses(n)
-            case "after":
-                guard let seconds = duration(fields["after"]!, "after") else { continue }
-                trigger = .afterTime(seconds)
-            default:
-                guard let n = int(fields["at-request"]!, "at-request", in: 1...1_000_000_000) else { continue }
-                trigger = .atRequest(n)
-            }
-            let action: TimelineStep.Action
-            let actionNode = fields[givenActions[0]]!
-            switch givenActions[0] {
-            case "password":
-                guard let password = string(actionNode, "password", allowEmpty: true) else { continue }
-                action = .setPassword(password)
-            default:
-                guard let flag = bool(actionNode, givenActions[0]) else { continue }
-                guard flag else {
-                    report(actionNode, "\(givenActions[0]): false does nothing", hint: "leave the step out, or write \(givenActions[0]): true")
-                    continue
-                }
-                action = givenActions[0] == "lock" ? .lock : givenActions[0] == "unlock" ? .unlock : .remove
-            }
-            steps.append(TimelineStep(trigger: trigger, user: user, action: action))
-        }
-        return steps
-    }
-
     // MARK: - TLS
 
     func tlsSettings(_ node: Node) -> TLSSettings {
         var settings = TLSSettings()
         guard let fields = mapping(node, "tls", allowed: ScenarioLoader.keys["tls"]!) else { return settings }
-        if let node = fields["identity"] { settings.identity = choice(node, "tls.identity", IdentityKind.self) ?? settings.identity }
+        if let node = fields["identity"] {
+            settings.identity = choice(node, "tls.identity", IdentityKind.self) ?? settings.identity
+        }
         if let node = fields["key"] { settings.keyType = choice(node, "tls.key", KeyType.self) ?? settings.keyType }
         if let node = fields["hosts"], let items = sequence(node, "tls.hosts") {
             let hosts = items.compactMap { string($0, "a host") }
-            if hosts.isEmpty { report(node, "tls.hosts is empty", hint: "list the names clients connect to, e.g. [localhost, 127.0.0.1]") }
+            if hosts.isEmpty {
+                report(
+                    node, "tls.hosts is empty", hint: "list the names clients connect to, e.g. [localhost, 127.0.0.1]"
+                )
+            }
             for (item, host) in zip(items, hosts) where host.contains(where: { $0.isWhitespace || $0 == "/" }) {
-                report(item, "host '\(host)' is not a DNS name or IP address", hint: "write a name such as localhost or an address such as 127.0.0.1")
+                report(
+                    item, "host '\(host)' is not a DNS name or IP address",
+                    hint: "write a name such as localhost or an address such as 127.0.0.1"
+                )
             }
             settings.hosts = hosts.isEmpty ? settings.hosts : hosts
         }
@@ -230,15 +182,25 @@ extension ScenarioReader {
             settings.clientCertificate = choice(node, "tls.client-certificate", ClientCertificateMode.self) ?? .none
         }
         if let node = fields["plain-http"] { settings.plainHTTP = bool(node, "tls.plain-http") ?? false }
-        if let node = fields["rotate"], let rotate = mapping(node, "tls.rotate", allowed: ScenarioLoader.keys["tls.rotate"]!) {
-            if let node = rotate["after-requests"] { settings.rotateAfterRequests = int(node, "tls.rotate.after-requests", in: 1...1_000_000) }
+        if let node = fields["rotate"],
+            let rotate = mapping(node, "tls.rotate", allowed: ScenarioLoader.keys["tls.rotate"]!)
+        {
+            if let node = rotate["after-requests"] {
+                settings.rotateAfterRequests = int(node, "tls.rotate.after-requests", in: 1...1_000_000)
+            }
             if let node = rotate["keep-key"] { settings.rotateKeepsKey = bool(node, "tls.rotate.keep-key") ?? true }
         }
-        if let node = fields["min-version"] { settings.minVersion = choice(node, "tls.min-version", TLSProtocolVersion.self) ?? settings.minVersion }
-        if let node = fields["max-version"] { settings.maxVersion = choice(node, "tls.max-version", TLSProtocolVersion.self) ?? settings.maxVersion }
+        if let node = fields["min-version"] {
+            settings.minVersion = choice(node, "tls.min-version", TLSProtocolVersion.self) ?? settings.minVersion
+        }
+        if let node = fields["max-version"] {
+            settings.maxVersion = choice(node, "tls.max-version", TLSProtocolVersion.self) ?? settings.maxVersion
+        }
         if settings.minVersion > settings.maxVersion, let node = fields["max-version"] ?? fields["min-version"] {
             report(
-                node, "tls.max-version \(settings.maxVersion.rawValue) is older than tls.min-version \(settings.minVersion.rawValue)",
+                node,
+                "tls.max-version \(settings.maxVersion.rawValue) is older than tls.min-version "
+                    + "\(settings.minVersion.rawValue)",
                 hint: "give a max-version at or above min-version (both default to 1.2 and 1.3)"
             )
         }
@@ -250,7 +212,10 @@ extension ScenarioReader {
     func headerValue(_ node: Node, _ what: String) -> String? {
         guard let value = string(node, what, allowEmpty: true) else { return nil }
         if Self.hasControlCharacter(value) {
-            report(node, "\(what) contains a line break or control character", hint: "header values are one line of visible characters")
+            report(
+                node, "\(what) contains a line break or control character",
+                hint: "header values are one line of visible characters"
+            )
             return nil
         }
         return value

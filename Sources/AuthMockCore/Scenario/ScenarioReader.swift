@@ -32,7 +32,9 @@ package final class ScenarioReader {
 
     /// Composes `text` and reads its root with `read`. Every problem is thrown at once, and a file with
     /// any problem yields nothing; `empty` says what to write when there is nothing to read.
-    package func read<T>(_ text: String, empty: (message: String, hint: String), _ read: (ScenarioReader) -> (Node) -> T?) throws(ScenarioLoadError) -> T {
+    package func read<T>(
+        _ text: String, empty: (message: String, hint: String), _ read: (ScenarioReader) -> (Node) -> T?
+    ) throws(ScenarioLoadError) -> T {
         let root: Node?
         do {
             root = try Yams.compose(yaml: text, Self.resolver, Self.constructor, .utf8)
@@ -42,7 +44,8 @@ package final class ScenarioReader {
         guard let root, let value = read(self)(root), diagnostics.isEmpty else {
             throw ScenarioLoadError(
                 diagnostics: diagnostics.isEmpty
-                    ? [ScenarioDiagnostic(file: file, line: 1, column: 1, message: empty.message, hint: empty.hint)] : diagnostics
+                    ? [ScenarioDiagnostic(file: file, line: 1, column: 1, message: empty.message, hint: empty.hint)]
+                    : diagnostics
             )
         }
         return value
@@ -65,7 +68,11 @@ package final class ScenarioReader {
 
     package func report(_ node: Node?, _ message: String, hint: String? = nil) {
         let mark = node?.mark
-        diagnostics.append(ScenarioDiagnostic(file: file, line: mark?.line ?? 1, column: mark?.column ?? 1, message: message, hint: hint))
+        diagnostics.append(
+            ScenarioDiagnostic(
+                file: file, line: mark?.line ?? 1, column: mark?.column ?? 1, message: message, hint: hint
+            )
+        )
     }
 
     func diagnostic(forYAMLError error: any Error, text: String) -> ScenarioDiagnostic {
@@ -83,7 +90,8 @@ package final class ScenarioReader {
                 }
                 return ScenarioDiagnostic(
                     file: file, line: second.map { $0 + 1 } ?? first.line, column: first.column,
-                    message: "key '\(key)' appears twice in the same mapping", hint: "keep one; the first is on line \(first.line)"
+                    message: "key '\(key)' appears twice in the same mapping",
+                    hint: "keep one; the first is on line \(first.line)"
                 )
             case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
                 .composer(let context, let problem, let mark, _):
@@ -96,7 +104,9 @@ package final class ScenarioReader {
                 break
             }
         }
-        return ScenarioDiagnostic(file: file, line: 1, column: 1, message: "YAML syntax: \(error)", hint: "the file must be valid YAML")
+        return ScenarioDiagnostic(
+            file: file, line: 1, column: 1, message: "YAML syntax: \(error)", hint: "the file must be valid YAML"
+        )
     }
 
     // MARK: - Typed access
@@ -117,7 +127,10 @@ package final class ScenarioReader {
 
     package func mapping(_ node: Node, _ what: String, allowed: [String], required: [String] = []) -> Fields? {
         guard case .mapping(let mapping) = node else {
-            report(node, "\(what) must be a mapping, found \(describe(node))", hint: "write it as `key: value` lines, keys: \(allowed.joined(separator: ", "))")
+            report(
+                node, "\(what) must be a mapping, found \(describe(node))",
+                hint: "write it as `key: value` lines, keys: \(allowed.joined(separator: ", "))"
+            )
             return nil
         }
         var fields = Fields(node: node)
@@ -127,12 +140,18 @@ package final class ScenarioReader {
                 continue
             }
             guard allowed.contains(key.string) else {
-                report(keyNode, "unknown key '\(key.string)' in \(what)", hint: Suggestion.hint(for: key.string, in: allowed, noun: "keys"))
+                report(
+                    keyNode, "unknown key '\(key.string)' in \(what)",
+                    hint: Suggestion.hint(for: key.string, in: allowed, noun: "keys")
+                )
                 continue
             }
             if let first = fields.entries[key.string] {
                 let line = first.key.mark?.line ?? 0
-                report(keyNode, "key '\(key.string)' appears twice in \(what)", hint: "keep one; the first is on line \(line)")
+                report(
+                    keyNode, "key '\(key.string)' appears twice in \(what)",
+                    hint: "keep one; the first is on line \(line)"
+                )
                 continue
             }
             fields.entries[key.string] = (keyNode, valueNode)
@@ -145,7 +164,10 @@ package final class ScenarioReader {
 
     package func string(_ node: Node, _ what: String, allowEmpty: Bool = false) -> String? {
         guard case .scalar(let scalar) = node, !isNull(scalar) || (allowEmpty && scalar.style != .plain) else {
-            report(node, "\(what) must be a string, found \(describe(node))", hint: "quote it if it looks like something else, e.g. \"…\"")
+            report(
+                node, "\(what) must be a string, found \(describe(node))",
+                hint: "quote it if it looks like something else, e.g. \"…\""
+            )
             return nil
         }
         if !allowEmpty && scalar.string.isEmpty {
@@ -169,11 +191,17 @@ package final class ScenarioReader {
 
     package func int(_ node: Node, _ what: String, in range: ClosedRange<Int>) -> Int? {
         guard case .scalar(let scalar) = node, scalar.style == .plain, let value = Int(scalar.string) else {
-            report(node, "\(what) must be a whole number, found \(describe(node))", hint: "write a number from \(range.lowerBound) to \(range.upperBound)")
+            report(
+                node, "\(what) must be a whole number, found \(describe(node))",
+                hint: "write a number from \(range.lowerBound) to \(range.upperBound)"
+            )
             return nil
         }
         guard range.contains(value) else {
-            report(node, "\(what) is \(value), out of range", hint: "use a number from \(range.lowerBound) to \(range.upperBound)")
+            report(
+                node, "\(what) is \(value), out of range",
+                hint: "use a number from \(range.lowerBound) to \(range.upperBound)"
+            )
             return nil
         }
         return value
@@ -228,7 +256,8 @@ package final class ScenarioReader {
         return result
     }
 
-    package func choice<T: RawRepresentable & CaseIterable>(_ node: Node, _ what: String, _ type: T.Type) -> T? where T.RawValue == String {
+    package func choice<T: RawRepresentable & CaseIterable>(_ node: Node, _ what: String, _ type: T.Type) -> T?
+    where T.RawValue == String {
         guard let text = string(node, what) else { return nil }
         if let value = T(rawValue: text.lowercased()) { return value }
         report(node, "\(what) '\(text)' is not known", hint: Suggestion.hint(for: text, in: T.allCases.map(\.rawValue)))
@@ -243,7 +272,9 @@ package final class ScenarioReader {
     }
 
     static func isIdentifier(_ text: String) -> Bool {
-        text.unicodeScalars.allSatisfy { $0.properties.isAlphabetic && $0.isASCII || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0) }
+        text.unicodeScalars.allSatisfy {
+            $0.properties.isAlphabetic && $0.isASCII || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0)
+        }
     }
 
     /// Whether every character of a text is a token character (RFC 9110 §5.6.2), as methods and header

@@ -59,7 +59,9 @@ public enum TLSProtocolVersion: String, Sendable, CaseIterable, Comparable {
     case v1_2 = "1.2"
     case v1_3 = "1.3"
 
-    public static func < (lhs: Self, rhs: Self) -> Bool { allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)! }
+    public static func < (lhs: Self, rhs: Self) -> Bool {
+        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+    }
 }
 
 /// Whether the server asks clients for a certificate.
@@ -97,11 +99,14 @@ public struct TLSSettings: Sendable, Equatable {
     public var shownToClients: String {
         var text = identity.shownToClients
         if maxVersion < .v1_2 || minVersion > .v1_2 {
-            text += minVersion == maxVersion ? ", over TLS \(minVersion.rawValue) only" : ", over TLS \(minVersion.rawValue)–\(maxVersion.rawValue) only"
+            text += minVersion == maxVersion
+                ? ", over TLS \(minVersion.rawValue) only"
+                : ", over TLS \(minVersion.rawValue)–\(maxVersion.rawValue) only"
         }
         if clientCertificate != .none { text += ", asking for a client certificate (\(clientCertificate.rawValue))" }
         if let every = rotateAfterRequests {
-            text += ", renewed after every \(every == 1 ? "request" : "\(every) requests") " + (rotateKeepsKey ? "with the same key" : "with a new key")
+            text += ", renewed after every \(every == 1 ? "request" : "\(every) requests") "
+                + (rotateKeepsKey ? "with the same key" : "with a new key")
         }
         return text
     }

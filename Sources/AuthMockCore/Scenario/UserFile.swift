@@ -30,11 +30,16 @@ enum UserFile {
         var diagnostics: [ScenarioDiagnostic] = []
         var seen: [String: Int] = [:]
         func report(_ line: Line, column: Int, _ message: String, hint: String) {
-            diagnostics.append(ScenarioDiagnostic(file: file, line: line.number, column: column, message: message, hint: hint))
+            diagnostics.append(
+                ScenarioDiagnostic(file: file, line: line.number, column: column, message: message, hint: hint)
+            )
         }
         for line in entries(text) {
             guard let colon = line.text.firstIndex(of: ":") else {
-                report(line, column: 1, "the line has no ':' between the user name and the hash", hint: "write `name:hash`, as `htpasswd -nB name` prints it")
+                report(
+                    line, column: 1, "the line has no ':' between the user name and the hash",
+                    hint: "write `name:hash`, as `htpasswd -nB name` prints it"
+                )
                 continue
             }
             let name = String(line.text[..<colon])
@@ -46,14 +51,17 @@ enum UserFile {
                 continue
             }
             if let first = seen[name] {
-                report(line, column: 1, "user '\(name)' is listed twice", hint: "keep one; the first is on line \(first)")
+                report(
+                    line, column: 1, "user '\(name)' is listed twice", hint: "keep one; the first is on line \(first)"
+                )
                 continue
             }
             guard let stored = StoredPassword.htpasswd(hash) else {
                 let shown = hash.count > 24 ? String(hash.prefix(24)) + "…" : hash
                 report(
                     line, column: hashColumn, "'\(shown)' is not a password hash htpasswd writes",
-                    hint: "make it with htpasswd: -B (bcrypt), -5 (SHA-512), -2 (SHA-256), -m ($apr1$) or -s ({SHA}); a password in clear belongs in the scenario's `users:` list"
+                    hint: "make it with htpasswd: -B (bcrypt), -5 (SHA-512), -2 (SHA-256), -m ($apr1$) or -s ({SHA}); "
+                        + "a password in clear belongs in the scenario's `users:` list"
                 )
                 continue
             }
@@ -63,7 +71,9 @@ enum UserFile {
         return (users, diagnostics)
     }
 
-    static func htdigest(_ text: String, file: String) -> (users: [(user: User, realm: String)], diagnostics: [ScenarioDiagnostic]) {
+    static func htdigest(_ text: String, file: String)
+        -> (users: [(user: User, realm: String)], diagnostics: [ScenarioDiagnostic])
+    {
         var users: [(user: User, realm: String)] = []
         var diagnostics: [ScenarioDiagnostic] = []
         var seen: [String: Int] = [:]
@@ -71,24 +81,35 @@ enum UserFile {
             let fields = line.text.split(separator: ":", omittingEmptySubsequences: false)
             guard fields.count == 3 else {
                 diagnostics.append(ScenarioDiagnostic(
-                    file: file, line: line.number, column: 1, message: "the line has \(fields.count) field(s); htdigest lines have 3",
+                    file: file, line: line.number, column: 1,
+                    message: "the line has \(fields.count) field(s); htdigest lines have 3",
                     hint: "write `name:realm:md5hex`, as `htdigest users.htdigest realm name` writes it"
                 ))
                 continue
             }
             let name = String(fields[0]), realm = String(fields[1]), ha1 = String(fields[2])
             guard !name.isEmpty else {
-                diagnostics.append(ScenarioDiagnostic(file: file, line: line.number, column: 1, message: "the user name is empty", hint: "write `name:realm:md5hex`"))
+                diagnostics.append(ScenarioDiagnostic(
+                    file: file, line: line.number, column: 1, message: "the user name is empty",
+                    hint: "write `name:realm:md5hex`"
+                ))
                 continue
             }
             let key = name + ":" + realm
             if let first = seen[key] {
                 diagnostics.append(ScenarioDiagnostic(
-                    file: file, line: line.number, column: 1, message: "user '\(name)' is listed twice for realm '\(realm)'", hint: "keep one; the first is on line \(first)"
+                    file: file, line: line.number, column: 1,
+                    message: "user '\(name)' is listed twice for realm '\(realm)'",
+                    hint: "keep one; the first is on line \(first)"
                 ))
                 continue
             }
-            guard ha1.count == 32, ha1.utf8.allSatisfy({ ("0"..."9").contains(Character(Unicode.Scalar($0))) || ("a"..."f").contains(Character(Unicode.Scalar($0))) }) else {
+            guard ha1.count == 32,
+                ha1.utf8.allSatisfy({
+                    ("0"..."9").contains(Character(Unicode.Scalar($0)))
+                        || ("a"..."f").contains(Character(Unicode.Scalar($0)))
+                })
+            else {
                 diagnostics.append(ScenarioDiagnostic(
                     file: file, line: line.number, column: name.unicodeScalars.count + realm.unicodeScalars.count + 3,
                     message: "'\(ha1.prefix(40))' is not an MD5 digest (32 lower-case hex digits)",
@@ -97,7 +118,9 @@ enum UserFile {
                 continue
             }
             seen[key] = line.number
-            users.append((User(name: name, stored: .htdigest(realm: realm, ha1: ha1), source: "\(file):\(line.number)"), realm))
+            users.append(
+                (User(name: name, stored: .htdigest(realm: realm, ha1: ha1), source: "\(file):\(line.number)"), realm)
+            )
         }
         return (users, diagnostics)
     }

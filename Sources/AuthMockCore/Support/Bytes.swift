@@ -104,7 +104,8 @@ extension Substring {
     /// Without leading and trailing spaces and tabs (HTTP's OWS), by UTF-8 index: no Character walk.
     func trimmingOWS() -> Substring {
         let isOWS = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
-        guard let first = utf8.firstIndex(where: { !isOWS($0) }), let last = utf8.lastIndex(where: { !isOWS($0) }) else {
+        guard let first = utf8.firstIndex(where: { !isOWS($0) }), let last = utf8.lastIndex(where: { !isOWS($0) })
+        else {
             return self[endIndex...]
         }
         return self[first...last]

@@ -19,15 +19,22 @@ public enum TLSHello {
     public static func serverName(inClientHello bytes: [UInt8]) -> Reading<String> {
         reading(bytes, handshake: 1) { reader in
             // legacy_version, random, session_id, cipher_suites, compression_methods
-            guard reader.skip(2 + 32), reader.skipVector(lengthBytes: 1), reader.skipVector(lengthBytes: 2), reader.skipVector(lengthBytes: 1),
+            guard reader.skip(2 + 32), reader.skipVector(lengthBytes: 1), reader.skipVector(lengthBytes: 2),
+                reader.skipVector(lengthBytes: 1),
                 let extensionsLength = reader.integer(2)
             else { return nil }
             var extensions = Reader(reader.take(min(extensionsLength, reader.remaining)) ?? [])
-            while let type = extensions.integer(2), let length = extensions.integer(2), let body = extensions.take(length) {
+            while let type = extensions.integer(2), let length = extensions.integer(2),
+                let body = extensions.take(length)
+            {
                 guard type == 0 else { continue }
                 var list = Reader(body)
-                guard let listLength = list.integer(2), var names = list.take(listLength).map(Reader.init) else { return nil }
-                while let nameType = names.integer(1), let nameLength = names.integer(2), let name = names.take(nameLength) {
+                guard let listLength = list.integer(2), var names = list.take(listLength).map(Reader.init) else {
+                    return nil
+                }
+                while let nameType = names.integer(1), let nameLength = names.integer(2),
+                    let name = names.take(nameLength)
+                {
                     if nameType == 0 { return String(decoding: name, as: UTF8.self) }
                 }
                 return nil
@@ -39,13 +46,17 @@ public enum TLSHello {
     /// The cipher suite of the ServerHello, by its IANA name (or `0xNNNN` for one this table lacks).
     public static func cipherSuite(inServerHello bytes: [UInt8]) -> Reading<String> {
         reading(bytes, handshake: 2) { reader in
-            guard reader.skip(2 + 32), reader.skipVector(lengthBytes: 1), let suite = reader.integer(2) else { return nil }
+            guard reader.skip(2 + 32), reader.skipVector(lengthBytes: 1), let suite = reader.integer(2) else {
+                return nil
+            }
             return cipherNames[UInt16(suite)] ?? "0x" + String(suite, radix: 16, uppercase: true).leftPadded(to: 4)
         }
     }
 
     /// What `body` reads from the first handshake message, when the first record holds one of `type`.
-    private static func reading<Value>(_ bytes: [UInt8], handshake type: Int, _ body: (inout Reader) -> Value?) -> Reading<Value> {
+    private static func reading<Value>(_ bytes: [UInt8], handshake type: Int, _ body: (inout Reader) -> Value?)
+        -> Reading<Value>
+    {
         var reader = Reader(bytes)
         switch reader.handshakeBody(type: type) {
         case .needMore: return .needMore
@@ -63,7 +74,8 @@ public enum TLSHello {
         0xC009: "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA", 0xC00A: "TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA",
         0xC013: "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA", 0xC014: "TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA",
         0x009C: "TLS_RSA_WITH_AES_128_GCM_SHA256", 0x009D: "TLS_RSA_WITH_AES_256_GCM_SHA384",
-        0x002F: "TLS_RSA_WITH_AES_128_CBC_SHA", 0x0035: "TLS_RSA_WITH_AES_256_CBC_SHA", 0x000A: "TLS_RSA_WITH_3DES_EDE_CBC_SHA",
+        0x002F: "TLS_RSA_WITH_AES_128_CBC_SHA", 0x0035: "TLS_RSA_WITH_AES_256_CBC_SHA",
+        0x000A: "TLS_RSA_WITH_3DES_EDE_CBC_SHA",
     ]
 
     /// A cursor over bytes that fails (nil, false) rather than reading past the end.
@@ -101,10 +113,14 @@ public enum TLSHello {
             guard bytes[0] == 22 else { return .absent }
             guard remaining >= 5 else { return .needMore }
             _ = integer(1)
-            guard let major = integer(1), major == 3, integer(1) != nil, let recordLength = integer(2) else { return .absent }
+            guard let major = integer(1), major == 3, integer(1) != nil, let recordLength = integer(2) else {
+                return .absent
+            }
             guard remaining >= recordLength else { return .needMore }
             var record = Reader(Array(bytes[offset..<offset + recordLength]))
-            guard let messageType = record.integer(1), messageType == type, record.integer(3) != nil else { return .absent }
+            guard let messageType = record.integer(1), messageType == type, record.integer(3) != nil else {
+                return .absent
+            }
             self = record
             return .found(true)
         }

@@ -94,7 +94,8 @@ final class HTTP2Failures {
         switch error {
         case let error as NIOHTTP2Errors.StreamError: return describe(error.baseError)
         case is NIOHTTP2Errors.CreatedStreamAfterGoaway: return "the stream was opened after the server's GOAWAY"
-        case is NIOHTTP2Errors.InvalidPseudoHeaders: return "its pseudo-header fields are not a request's: :method, :scheme and :path (or CONNECT's :authority)"
+        case is NIOHTTP2Errors.InvalidPseudoHeaders:
+            return "its pseudo-header fields are not a request's: :method, :scheme and :path (or CONNECT's :authority)"
         case let error as NIOHTTP2Errors.MissingPseudoHeader: return "no \(error.name) pseudo-header field"
         case let error as NIOHTTP2Errors.DuplicatePseudoHeader: return "the pseudo-header field \(error.name) twice"
         case let error as NIOHTTP2Errors.UnknownPseudoHeader: return "an unknown pseudo-header field \(error.name)"
@@ -112,8 +113,12 @@ final class HTTP2Failures {
         default: break
         }
         var text = String(describing: error)
-        if let location = text.range(of: #"(, )?location: "?[^")]*"?"#, options: .regularExpression) { text.removeSubrange(location) }
-        if let location = text.range(of: #"(, )?file: "[^"]*", line: [0-9]+"#, options: .regularExpression) { text.removeSubrange(location) }
+        if let location = text.range(of: #"(, )?location: "?[^")]*"?"#, options: .regularExpression) {
+            text.removeSubrange(location)
+        }
+        if let location = text.range(of: #"(, )?file: "[^"]*", line: [0-9]+"#, options: .regularExpression) {
+            text.removeSubrange(location)
+        }
         if text.hasSuffix("()") { text.removeLast(2) }
         return text
     }
@@ -180,7 +185,9 @@ final class HTTP2SentErrorFrames: ChannelOutboundHandler, RemovableChannelHandle
         let stream = Self.uint31(header[5...8])
         switch header[3] {
         case Self.rstStream where payloadHead.count >= 4:
-            failures.wrote(.reset(stream: stream, code: HTTP2ErrorCode(networkCode: Int(Self.uint32(payloadHead[0..<4])))))
+            failures.wrote(
+                .reset(stream: stream, code: HTTP2ErrorCode(networkCode: Int(Self.uint32(payloadHead[0..<4]))))
+            )
         case Self.goAway where payloadHead.count >= 8:
             let code = HTTP2ErrorCode(networkCode: Int(Self.uint32(payloadHead[4..<8])))
             if code != .noError { failures.wrote(.goAway(lastStream: Self.uint31(payloadHead[0..<4]), code: code)) }
@@ -233,14 +240,16 @@ final class HTTP2FailureJournal: ChannelInboundHandler, RemovableChannelHandler 
         switch sent {
         case .goAway(_, let code)?:
             failures.connectionFailed = true
-            let detail = "the connection broke HTTP/2 (\(reason)): GOAWAY \(HTTP2Failures.name(code)), connection closed"
+            let detail = "the connection broke HTTP/2 (\(reason)): GOAWAY \(HTTP2Failures.name(code)), "
+                + "connection closed"
             journal(stream: nil, reset: nil, goaway: code, verdict: .http2ConnectionError, detail: detail)
             context.close(promise: nil)
         case .reset(let stream, let code)? where streamError == nil || Int(streamError!.streamID) == stream:
             streamFailed(stream, code: code, reason: reason)
         case nil where streamError != nil:
             // The RST_STREAM is still buffered (the client is not reading): the error names the stream.
-            let code: HTTP2ErrorCode = streamError!.baseError is NIOHTTP2Errors.CreatedStreamAfterGoaway ? .refusedStream : .protocolError
+            let code: HTTP2ErrorCode =
+                streamError!.baseError is NIOHTTP2Errors.CreatedStreamAfterGoaway ? .refusedStream : .protocolError
             streamFailed(Int(streamError!.streamID), code: code, reason: reason)
         default:
             // Not an HTTP/2 error of this connection's making (an I/O error, say): nothing was refused.
@@ -255,7 +264,8 @@ final class HTTP2FailureJournal: ChannelInboundHandler, RemovableChannelHandler 
         if code == .streamClosed || code == .cancel { return }
         let name = HTTP2Failures.name(code)
         if code == .refusedStream {
-            let detail = "stream \(stream) was opened after the server's GOAWAY: RST_STREAM REFUSED_STREAM, not processed (the client may retry it on a new connection)"
+            let detail = "stream \(stream) was opened after the server's GOAWAY: RST_STREAM REFUSED_STREAM, "
+                + "not processed (the client may retry it on a new connection)"
             journal(stream: stream, reset: code, goaway: nil, verdict: .http2RefusedStream, detail: detail)
         } else {
             let detail = "stream \(stream) is not a valid HTTP/2 request (\(reason)): RST_STREAM \(name)"
@@ -263,12 +273,15 @@ final class HTTP2FailureJournal: ChannelInboundHandler, RemovableChannelHandler 
         }
     }
 
-    private func journal(stream: Int?, reset: HTTP2ErrorCode?, goaway: HTTP2ErrorCode?, verdict: Verdict, detail: String) {
+    private func journal(
+        stream: Int?, reset: HTTP2ErrorCode?, goaway: HTTP2ErrorCode?, verdict: Verdict, detail: String
+    ) {
         var connection = record.startExchange()
         connection.httpProtocol = .h2
         connection.stream = stream
         engines.recordHTTP2Failure(
-            nil, connection: connection, reset: reset.map(HTTP2Failures.name), goaway: goaway.map(HTTP2Failures.name), verdict: verdict, detail: detail
+            nil, connection: connection, reset: reset.map(HTTP2Failures.name), goaway: goaway.map(HTTP2Failures.name),
+            verdict: verdict, detail: detail
         )
     }
 }

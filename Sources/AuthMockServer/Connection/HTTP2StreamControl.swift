@@ -59,7 +59,9 @@ final class HTTP2StreamControl: ChannelInboundHandler, RemovableChannelHandler {
     /// `GOAWAY` naming this stream as the last one served: streams the client opened after it are not
     /// processed, and it must open a new connection for them (RFC 9113 §6.8).
     func goAway() {
-        let frame = HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: streamID, errorCode: .noError, opaqueData: nil))
+        let frame = HTTP2Frame(
+            streamID: .rootStream, payload: .goAway(lastStreamID: streamID, errorCode: .noError, opaqueData: nil)
+        )
         connection.writeAndFlush(frame, promise: nil)
     }
 }

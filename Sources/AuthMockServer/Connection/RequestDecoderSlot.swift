@@ -20,7 +20,9 @@ final class RequestDecoderSlot {
     /// Bytes after a request that stopped the decoder belong to the next request (or to a tunnel): the
     /// decoder forwards them when it is removed, never drops them.
     private static func make(_ limits: NIOHTTPDecoderLimitConfiguration) -> ByteToMessageHandler<HTTPRequestDecoder> {
-        ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes, informationalResponseStrategy: .drop, limitConfiguration: limits))
+        ByteToMessageHandler(HTTPRequestDecoder(
+            leftOverBytesStrategy: .forwardBytes, informationalResponseStrategy: .drop, limitConfiguration: limits
+        ))
     }
 
     /// Whether NIO's decoder stops after this request (llhttp's upgrade flag). A false positive only

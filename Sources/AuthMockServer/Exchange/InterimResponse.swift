@@ -13,7 +13,9 @@ enum InterimResponse: Equatable {
 
     /// - Parameter challengesBeforeBody: whether the engine would challenge this request whatever its
     ///   body; asked only when the request expects 100-continue.
-    static func decide(for head: HTTPRequestHead, bodyRefused: Bool, challengesBeforeBody: () -> Bool) -> InterimResponse {
+    static func decide(for head: HTTPRequestHead, bodyRefused: Bool, challengesBeforeBody: () -> Bool)
+        -> InterimResponse
+    {
         guard head.version.major == 1, head.version.minor >= 1, !bodyRefused,
             head.headers["expect"].contains(where: { $0.lowercased() == "100-continue" })
         else { return .none }

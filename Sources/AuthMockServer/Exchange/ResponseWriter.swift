@@ -27,7 +27,9 @@ struct ResponseWriter {
             send(answer, context: context)
             return
         }
-        let plain = Answer(response: answer.response.withoutFault, request: answer.request, closeAfter: answer.closeAfter)
+        let plain = Answer(
+            response: answer.response.withoutFault, request: answer.request, closeAfter: answer.closeAfter
+        )
         let channel = context.channel
         switch fault {
         case .close:
@@ -57,7 +59,10 @@ struct ResponseWriter {
 
     /// The interim `100 Continue` to a request that expects it (see ``InterimResponse``).
     func writeContinue(answering head: HTTPRequestHead, context: ChannelHandlerContext) {
-        context.writeAndFlush(NIOAny(HTTPServerResponsePart.head(HTTPResponseHead(version: head.version, status: .continue))), promise: nil)
+        context.writeAndFlush(
+            NIOAny(HTTPServerResponsePart.head(HTTPResponseHead(version: head.version, status: .continue))),
+            promise: nil
+        )
     }
 
     private enum Ending {
@@ -71,10 +76,14 @@ struct ResponseWriter {
     private func send(_ answer: Answer, context: ChannelHandlerContext, ending: Ending = .normal) {
         let response = answer.response, request = answer.request
         let keepAlive = request.isKeepAlive && !response.closeConnection
-        context.write(NIOAny(HTTPServerResponsePart.head(Self.head(of: response, answering: request, keepAlive: keepAlive))), promise: nil)
+        context.write(
+            NIOAny(HTTPServerResponsePart.head(Self.head(of: response, answering: request, keepAlive: keepAlive))),
+            promise: nil
+        )
         let channel = context.channel
         // HEAD, 204 and 304 carry no body (the encoder drops Content-Length for the last two).
-        let hasBody = request.method != .HEAD && response.status != 204 && response.status != 304 && !response.body.isEmpty
+        let hasBody =
+            request.method != .HEAD && response.status != 204 && response.status != 304 && !response.body.isEmpty
         if ending == .dropBody {
             // The head promised the whole body; half of it comes, then the connection (or stream) ends.
             if hasBody { writeBody(response.body.prefix(response.body.count / 2), context: context) }
@@ -85,7 +94,8 @@ struct ResponseWriter {
         if hasBody {
             // A chunked body goes out as two chunks, so that clients really reassemble it.
             let half = response.body.count / 2
-            let pieces = response.chunked ? [response.body.prefix(half), response.body.dropFirst(half)] : [response.body[...]]
+            let pieces =
+                response.chunked ? [response.body.prefix(half), response.body.dropFirst(half)] : [response.body[...]]
             for piece in pieces where !piece.isEmpty { writeBody(piece, context: context) }
         }
         let end = NIOAny(HTTPServerResponsePart.end(nil))
@@ -109,11 +119,16 @@ struct ResponseWriter {
     }
 
     private func writeBody(_ bytes: ArraySlice<UInt8>, context: ChannelHandlerContext) {
-        context.write(NIOAny(HTTPServerResponsePart.body(.byteBuffer(context.channel.allocator.buffer(bytes: bytes)))), promise: nil)
+        context.write(
+            NIOAny(HTTPServerResponsePart.body(.byteBuffer(context.channel.allocator.buffer(bytes: bytes)))),
+            promise: nil
+        )
     }
 
     /// The status line and fields: the engine's, plus the framing and connection fields HTTP/1.x needs.
-    private static func head(of response: Response, answering request: HTTPRequestHead, keepAlive: Bool) -> HTTPResponseHead {
+    private static func head(of response: Response, answering request: HTTPRequestHead, keepAlive: Bool)
+        -> HTTPResponseHead
+    {
         var headers = HTTPHeaders(response.headers.map { ($0.name, $0.value) })
         if response.chunked, request.version != .http1_0 {
             headers.remove(name: "Content-Length")

@@ -21,7 +21,10 @@ extension AuthMockServer {
     /// changes the scheme and port, never the host, so a client that keys credentials on the host alone is
     /// caught.
     public var httpURL: String? {
-        state.withLockedValue { $0.plainChannel?.localAddress?.port }.map { Self.url(host: configuration.host, port: $0, tls: true).replacingOccurrences(of: "https://", with: "http://") }
+        state.withLockedValue { $0.plainChannel?.localAddress?.port }.map {
+            Self.url(host: configuration.host, port: $0, tls: true)
+                .replacingOccurrences(of: "https://", with: "http://")
+        }
     }
 
     /// The second port's URL when the scenario asks for `second-port: true`.
@@ -48,7 +51,9 @@ extension AuthMockServer {
 
     /// The forward proxy's URL (`http://127.0.0.1:PORT`) when the scenario has a `proxy:` section.
     public var proxyURL: String? {
-        state.withLockedValue { $0.proxyChannel?.localAddress?.port }.map { Self.url(host: configuration.host, port: $0, tls: false) }.map { String($0.dropLast()) }
+        state.withLockedValue { $0.proxyChannel?.localAddress?.port }.map {
+            Self.url(host: configuration.host, port: $0, tls: false)
+        }.map { String($0.dropLast()) }
     }
 
     /// What clients need for TLS (files and pins), current after any rotation; nil without TLS.
@@ -101,7 +106,8 @@ extension AuthMockServer {
         public var journalEntries: Int
 
         public var description: String {
-            "open \(openConnections), refused \(refusedConnections), stalled \(stalledConnections), ntlm \(ntlmConnections), nonces \(rememberedNonces), journal \(journalEntries)"
+            "open \(openConnections), refused \(refusedConnections), stalled \(stalledConnections), "
+                + "ntlm \(ntlmConnections), nonces \(rememberedNonces), journal \(journalEntries)"
         }
     }
 
@@ -109,7 +115,8 @@ extension AuthMockServer {
         let (ntlm, nonces, journal) = engines.read { ($0.ntlmConnections, $0.rememberedNonces, $0.journal.count) }
         return StateSizes(
             openConnections: connections.openCount, refusedConnections: connections.refusedCount,
-            stalledConnections: connections.stalledCount, ntlmConnections: ntlm, rememberedNonces: nonces, journalEntries: journal
+            stalledConnections: connections.stalledCount, ntlmConnections: ntlm, rememberedNonces: nonces,
+            journalEntries: journal
         )
     }
 
@@ -127,7 +134,9 @@ extension AuthMockServer {
     /// Changes a user of the origin's scenario (new password, lock, unlock, remove) and journals it,
     /// as `POST /_authmock/users/{name}` does. Returns false when there is no such user.
     @discardableResult
-    public func changeUser(_ name: String, _ action: TimelineStep.Action, reason: String = "changed by the host") -> Bool {
+    public func changeUser(_ name: String, _ action: TimelineStep.Action, reason: String = "changed by the host")
+        -> Bool
+    {
         engines.changeUser(name, action, reason: reason)
     }
 

@@ -104,7 +104,8 @@ public final class AuthMockServer: Sendable {
         var identity = configuration.tlsIdentity
         if identity == nil, let settings {
             let request = IdentityRequest(
-                kind: settings.identity, keyType: settings.keyType, hosts: settings.hosts, intermediate: settings.intermediate,
+                kind: settings.identity, keyType: settings.keyType, hosts: settings.hosts,
+                intermediate: settings.intermediate,
                 clientUsers: settings.clientCertificate == .none ? [] : scenario.users.map(\.name)
             )
             identity = try TLSIdentity.generate(request, now: configuration.clock())
@@ -151,9 +152,11 @@ public final class AuthMockServer: Sendable {
     var pipelines: ServerPipelines {
         ServerPipelines(
             engines: engines, registry: connections,
-            timeouts: ConnectionGuard.Timeouts(header: TimeAmount(configuration.headerTimeout), idle: TimeAmount(configuration.idleTimeout)),
-            decoderLimits: decoderLimits, maxBodySize: configuration.maxBodySize, http2: scenario.http2, logger: logger, perform: performActions,
-            origin: { [weak self] port in self?.origin(at: port) }
+            timeouts: ConnectionGuard.Timeouts(
+                header: TimeAmount(configuration.headerTimeout), idle: TimeAmount(configuration.idleTimeout)
+            ),
+            decoderLimits: decoderLimits, maxBodySize: configuration.maxBodySize, http2: scenario.http2, logger: logger,
+            perform: performActions, origin: { [weak self] port in self?.origin(at: port) }
         )
     }
 
@@ -186,7 +189,9 @@ public final class AuthMockServer: Sendable {
             return id
         case .refused(let id):
             let remote = channel.remoteAddress.map(ServerPipelines.describe)
-            engines.recordRefusedConnection(ConnectionInfo(id: id, exchange: 0, remote: remote), limit: configuration.maxConnections)
+            engines.recordRefusedConnection(
+                ConnectionInfo(id: id, exchange: 0, remote: remote), limit: configuration.maxConnections
+            )
             return nil
         case .closing:
             return nil
@@ -196,9 +201,15 @@ public final class AuthMockServer: Sendable {
     /// The origin listener at a port, if it is one of this server's (the proxy's only targets).
     func origin(at port: Int) -> OriginListener? {
         state.withLockedValue { state -> OriginListener? in
-            if let main = state.channels.first, main.localAddress?.port == port { return OriginListener(port: port, tls: state.tls) }
-            if let plain = state.plainChannel, plain.localAddress?.port == port { return OriginListener(port: port, tls: nil) }
-            if let second = state.secondChannel, second.localAddress?.port == port { return OriginListener(port: port, tls: state.tls) }
+            if let main = state.channels.first, main.localAddress?.port == port {
+                return OriginListener(port: port, tls: state.tls)
+            }
+            if let plain = state.plainChannel, plain.localAddress?.port == port {
+                return OriginListener(port: port, tls: nil)
+            }
+            if let second = state.secondChannel, second.localAddress?.port == port {
+                return OriginListener(port: port, tls: state.tls)
+            }
             return nil
         }
     }
@@ -214,7 +225,9 @@ public final class AuthMockServer: Sendable {
             for case .rotateCertificate(let keepKey) in actions {
                 do {
                     engines.setTLSInfo(try tls.rotate(keepKey: keepKey))
-                    logger.info("rotated the certificate", metadata: ["keep-key": "\(keepKey)", "pin": "\(tls.info.pinSHA256)"])
+                    logger.info(
+                        "rotated the certificate", metadata: ["keep-key": "\(keepKey)", "pin": "\(tls.info.pinSHA256)"]
+                    )
                 } catch {
                     logger.error("certificate rotation failed: \(error)")
                 }

@@ -5,21 +5,37 @@ enum TLSFailure {
         let known: [(String, String)] = [
             ("HTTP_REQUEST", "the client sent plain HTTP to the HTTPS port"),
             ("TLSV1_ALERT_UNKNOWN_CA", "the client does not trust the certificate's issuer (alert unknown_ca)"),
-            ("SSLV3_ALERT_CERTIFICATE_EXPIRED", "the client found the certificate expired or not yet valid (alert certificate_expired)"),
+            (
+                "SSLV3_ALERT_CERTIFICATE_EXPIRED",
+                "the client found the certificate expired or not yet valid (alert certificate_expired)"
+            ),
             ("SSLV3_ALERT_BAD_CERTIFICATE", "the client rejected the certificate (alert bad_certificate)"),
             ("SSLV3_ALERT_CERTIFICATE_UNKNOWN", "the client rejected the certificate (alert certificate_unknown)"),
-            ("SSLV3_ALERT_UNSUPPORTED_CERTIFICATE", "the client does not support the certificate (alert unsupported_certificate)"),
+            (
+                "SSLV3_ALERT_UNSUPPORTED_CERTIFICATE",
+                "the client does not support the certificate (alert unsupported_certificate)"
+            ),
             ("TLSV1_ALERT_DECRYPT_ERROR", "the handshake failed to verify (alert decrypt_error)"),
             ("SSLV3_ALERT_HANDSHAKE_FAILURE", "the client and server share no parameters (alert handshake_failure)"),
-            ("TLSV1_ALERT_PROTOCOL_VERSION", "the client refused the protocol versions the server offers (alert protocol_version)"),
-            ("TLSV1_ALERT_INSUFFICIENT_SECURITY", "the client finds the certificate too weak (alert insufficient_security)"),
+            (
+                "TLSV1_ALERT_PROTOCOL_VERSION",
+                "the client refused the protocol versions the server offers (alert protocol_version)"
+            ),
+            (
+                "TLSV1_ALERT_INSUFFICIENT_SECURITY",
+                "the client finds the certificate too weak (alert insufficient_security)"
+            ),
             ("PEER_DID_NOT_RETURN_A_CERTIFICATE", "the client sent no certificate, and one is required"),
             ("CERTIFICATE_VERIFY_FAILED", "the client certificate did not verify against the client CA"),
             ("WRONG_VERSION_NUMBER", "the client did not speak TLS 1.2 or 1.3"),
             ("UNSUPPORTED_PROTOCOL", "the client offered only TLS versions the server refuses"),
             ("NO_SHARED_CIPHER", "the client and server share no cipher"),
             // OpenSSL clients refusing a certificate in TLS 1.3 send an alert the server cannot decrypt.
-            ("DECRYPTION_FAILED_OR_BAD_RECORD_MAC", "the client aborted the handshake with an alert the server could not read (a TLS 1.3 client refusing the certificate looks like this)"),
+            (
+                "DECRYPTION_FAILED_OR_BAD_RECORD_MAC",
+                "the client aborted the handshake with an alert the server could not read "
+                    + "(a TLS 1.3 client refusing the certificate looks like this)"
+            ),
         ]
         for (code, text) in known where raw.contains(code) { return "\(text) [\(code)]" }
         if raw.contains("uncleanShutdown") || raw.lowercased().contains("eof") {
@@ -28,8 +44,11 @@ enum TLSFailure {
             return "the client closed the connection during the handshake, without an alert"
         }
         // Keep BoringSSL's reason codes, not its source paths.
-        let codes = raw.components(separatedBy: "OPENSSL_internal:").dropFirst().map { $0.prefix { $0.isUppercase || $0 == "_" || $0.isNumber } }
-        return codes.isEmpty ? "the handshake failed (\(raw.prefix(200)))" : "the handshake failed [\(codes.joined(separator: ", "))]"
+        let codes = raw.components(separatedBy: "OPENSSL_internal:").dropFirst().map {
+            $0.prefix { $0.isUppercase || $0 == "_" || $0.isNumber }
+        }
+        return codes.isEmpty
+            ? "the handshake failed (\(raw.prefix(200)))" : "the handshake failed [\(codes.joined(separator: ", "))]"
     }
 
     /// The alert the client sent, by its RFC 8446 name, when BoringSSL's error names one

@@ -34,8 +34,8 @@ final class TLSRuntime: Sendable {
 
     /// - Parameter directory: where to write the files; nil makes a temporary one, removed by ``close()``.
     init(
-        identity: TLSIdentity, clientCertificate: ClientCertificateMode, versions: ClosedRange<TLSProtocolVersion> = .v1_2 ... .v1_3,
-        alpn: [String] = ["http/1.1"], directory: URL?
+        identity: TLSIdentity, clientCertificate: ClientCertificateMode,
+        versions: ClosedRange<TLSProtocolVersion> = .v1_2 ... .v1_3, alpn: [String] = ["http/1.1"], directory: URL?
     ) throws {
         if let directory {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -50,7 +50,9 @@ final class TLSRuntime: Sendable {
         self.versions = versions
         self.alpn = alpn
         let info = try TLSInfo.write(identity, to: self.directory)
-        let context = try Self.makeContext(identity, clientCertificate: clientCertificate, versions: versions, alpn: alpn)
+        let context = try Self.makeContext(
+            identity, clientCertificate: clientCertificate, versions: versions, alpn: alpn
+        )
         current = NIOLockedValueBox(Current(identity: identity, context: context, info: info))
     }
 
@@ -69,7 +71,9 @@ final class TLSRuntime: Sendable {
     func rotate(keepKey: Bool) throws -> TLSInfo {
         try rotation.withLock {
             let identity = try current.withLockedValue { $0.identity }.rotated(keepKey: keepKey)
-            let context = try Self.makeContext(identity, clientCertificate: clientCertificate, versions: versions, alpn: alpn)
+            let context = try Self.makeContext(
+                identity, clientCertificate: clientCertificate, versions: versions, alpn: alpn
+            )
             let info = try TLSInfo.write(identity, to: directory)
             current.withLockedValue { $0 = Current(identity: identity, context: context, info: info) }
             return info
@@ -82,7 +86,8 @@ final class TLSRuntime: Sendable {
     }
 
     static func makeContext(
-        _ identity: TLSIdentity, clientCertificate: ClientCertificateMode, versions: ClosedRange<TLSProtocolVersion>, alpn: [String]
+        _ identity: TLSIdentity, clientCertificate: ClientCertificateMode, versions: ClosedRange<TLSProtocolVersion>,
+        alpn: [String]
     ) throws -> NIOSSLContext {
         let chain = try identity.chainPEMs.map { try NIOSSLCertificate(bytes: Array($0.utf8), format: .pem) }
         let key = try NIOSSLPrivateKey(bytes: Array(identity.privateKeyPEM.utf8), format: .pem)
@@ -95,7 +100,8 @@ final class TLSRuntime: Sendable {
         if clientCertificate != .none, let clientCA = identity.clientCAPEM {
             configuration.trustRoots = .certificates([try NIOSSLCertificate(bytes: Array(clientCA.utf8), format: .pem)])
             configuration.sendCANameList = true
-            configuration.certificateVerification = clientCertificate == .required ? .noHostnameVerification : .optionalVerification
+            configuration.certificateVerification =
+                clientCertificate == .required ? .noHostnameVerification : .optionalVerification
         }
         return try NIOSSLContext(configuration: configuration)
     }
@@ -123,20 +129,23 @@ extension TLSInfo {
             return url.path
         }
         var info = TLSInfo(
-            identity: identity.kind?.rawValue, caFile: try save("ca.pem", identity.trustPEM), chainFile: try save("chain.pem", identity.chainPEM),
-            leafFile: try save("leaf.pem", identity.leafPEM), keyFile: try save("key.pem", identity.privateKeyPEM),
-            pinSHA256: identity.pinSHA256, curlPin: identity.curlPin, fingerprintSHA256: identity.fingerprintSHA256,
+            identity: identity.kind?.rawValue, caFile: try save("ca.pem", identity.trustPEM),
+            chainFile: try save("chain.pem", identity.chainPEM), leafFile: try save("leaf.pem", identity.leafPEM),
+            keyFile: try save("key.pem", identity.privateKeyPEM), pinSHA256: identity.pinSHA256,
+            curlPin: identity.curlPin, fingerprintSHA256: identity.fingerprintSHA256,
             certSHA256: identity.fingerprintSHA256
         )
         if let clientCA = identity.clientCAPEM {
             info.clientCAFile = try save("client-ca.pem", clientCA)
-            try FileManager.default.createDirectory(at: directory.appendingPathComponent("clients"), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: directory.appendingPathComponent("clients"), withIntermediateDirectories: true
+            )
             var clients: [String: TLSInfo.ClientFiles] = [:]
             for (index, client) in identity.clients.enumerated() {
                 let base = "clients/\(index + 1)-\(Self.fileSafe(client.user))"
                 clients[client.user] = TLSInfo.ClientFiles(
-                    certFile: try save("\(base).pem", client.certificatePEM), keyFile: try save("\(base).key.pem", client.privateKeyPEM),
-                    subject: client.subject
+                    certFile: try save("\(base).pem", client.certificatePEM),
+                    keyFile: try save("\(base).key.pem", client.privateKeyPEM), subject: client.subject
                 )
             }
             info.clientCerts = clients
@@ -149,9 +158,15 @@ extension TLSInfo {
     /// `Data.write` syncs every file to disk (0.9 ms of a start with TLS), and these files live no longer
     /// than the server.
     private static func replaceFile(_ url: URL, with text: String) throws {
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp").path
+        let temporary = url.deletingLastPathComponent()
+            .appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp").path
         func failure(_ path: String) -> CocoaError {
-            CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path, NSUnderlyingErrorKey: POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)])
+            CocoaError(
+                .fileWriteUnknown,
+                userInfo: [
+                    NSFilePathErrorKey: path, NSUnderlyingErrorKey: POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO),
+                ]
+            )
         }
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw failure(temporary) }
@@ -175,6 +190,9 @@ extension TLSInfo {
     }
 
     private static func fileSafe(_ name: String) -> String {
-        String(name.unicodeScalars.map { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_") ? Character($0) : "_" })
+        String(name.unicodeScalars.map {
+            $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_")
+                ? Character($0) : "_"
+        })
     }
 }
