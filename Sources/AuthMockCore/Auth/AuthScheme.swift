@@ -2,8 +2,9 @@
 /// challenges and journals show it), parsing it from a header or a scenario whatever its case, and what
 /// the engine must know of each (whether it authenticates a connection rather than a request).
 ///
-/// A scheme is added as one case here and one file of its own (`Engine+NAME.swift`: its challenge, its
-/// verification); the compiler then lists each `switch` that must learn it.
+/// A scheme is added as one case here, with the type of its options (``SchemeOptions``: how a scenario
+/// writes its challenge, how it reads, what it sends, how it verifies), in a file of its own
+/// (`Engine+NAME.swift`); the compiler then lists the few `switch`es over ``Challenge`` that must learn it.
 public enum AuthScheme: String, Sendable, Hashable, CaseIterable, Codable {
     case basic = "Basic"
     case digest = "Digest"
@@ -28,6 +29,17 @@ public enum AuthScheme: String, Sendable, Hashable, CaseIterable, Codable {
         switch self {
         case .basic, .digest: false
         case .ntlm, .negotiate: true
+        }
+    }
+}
+
+extension AuthScheme {
+    /// The type of this scheme's challenge options.
+    var options: any SchemeOptions.Type {
+        switch self {
+        case .basic: BasicChallenge.self
+        case .digest: DigestChallenge.self
+        case .ntlm, .negotiate: NTLMChallenge.self
         }
     }
 }

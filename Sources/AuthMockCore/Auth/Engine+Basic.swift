@@ -142,3 +142,30 @@ package struct BasicCredentials {
     /// The password bytes read as ISO-8859-1 and written as UTF-8 (what a hash made from UTF-8 expects).
     var latin1PasswordAsUTF8: [UInt8] { Array(Engine.latin1String(password).utf8) }
 }
+
+extension BasicChallenge: SchemeOptions {
+    static let keys = ["scheme", "charset"]
+
+    static func read(_ fields: Fields, scheme: AuthScheme, reader: ScenarioReader) -> Challenge {
+        reader.rejectKeys(fields, notIn: keys, scheme: scheme.token)
+        return .basic(BasicChallenge(charsetUTF8: fields["charset"].map(reader.charset) ?? false))
+    }
+
+    func summary(_ scheme: AuthScheme) -> String {
+        charsetUTF8 ? "\(scheme.token) charset=UTF-8" : scheme.token
+    }
+
+    func fixedChallenge(_ scheme: AuthScheme, realm: String) -> String? {
+        var parameters = [AuthParameter(name: "realm", value: realm, quoted: true)]
+        if charsetUTF8 { parameters.append(AuthParameter(name: "charset", value: "UTF-8", quoted: true)) }
+        return AuthHeaderValue(scheme: scheme.token, parameters: parameters).rendered
+    }
+
+    /// Basic is a token68 (RFC 7617): read it directly, so base64 faults are named as such.
+    func verify(
+        _ attempt: Engine.Attempt, engine: inout Engine, random: inout some RandomNumberGenerator,
+        presented: inout PresentedCredentials
+    ) -> Engine.AuthOutcome {
+        engine.verifyBasic(attempt.token, options: self, presented: &presented)
+    }
+}

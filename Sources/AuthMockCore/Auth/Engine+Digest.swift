@@ -289,3 +289,29 @@ extension Engine {
         value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
     }
 }
+
+extension DigestChallenge: SchemeOptions {
+    static let keys = ["scheme", "algorithm", "qop", "opaque", "userhash", "charset"]
+
+    static func read(_ fields: Fields, scheme: AuthScheme, reader: ScenarioReader) -> Challenge {
+        .digest(reader.digestChallenge(fields))
+    }
+
+    func summary(_ scheme: AuthScheme) -> String {
+        var words = [scheme.token, effectiveAlgorithm.token]
+        words.append(qop.isEmpty ? "no qop" : "qop=" + qop.map(\.rawValue).joined(separator: ","))
+        if userhash { words.append("userhash") }
+        return words.joined(separator: " ")
+    }
+
+    /// None: every Digest challenge carries a fresh nonce.
+    func fixedChallenge(_ scheme: AuthScheme, realm: String) -> String? { nil }
+
+    /// Digest's answer names its challenge (realm, algorithm, nonce): all the scenario's are consulted.
+    func verify(
+        _ attempt: Engine.Attempt, engine: inout Engine, random: inout some RandomNumberGenerator,
+        presented: inout PresentedCredentials
+    ) -> Engine.AuthOutcome {
+        engine.verifyDigest(attempt.field, request: attempt.request, now: attempt.now, presented: &presented)
+    }
+}

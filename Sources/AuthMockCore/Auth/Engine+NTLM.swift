@@ -267,3 +267,31 @@ extension Engine {
         return oid.hexString
     }
 }
+
+/// NTLM's options serve both NTLM and Negotiate (SPNEGO carrying NTLM).
+extension NTLMChallenge: SchemeOptions {
+    static let keys = ["scheme", "server-challenge", "target-info", "allow-v1", "domain", "server", "corrupt"]
+
+    static func read(_ fields: Fields, scheme: AuthScheme, reader: ScenarioReader) -> Challenge {
+        let options = reader.ntlmChallenge(fields, scheme: scheme.token)
+        return scheme == .negotiate ? .negotiate(options) : .ntlm(options)
+    }
+
+    func summary(_ scheme: AuthScheme) -> String {
+        scheme.token + (allowV1 ? "" : " (NTLMv2 only)")
+            + (corruption.map { " (CHALLENGE corrupted: \($0.rawValue))" } ?? "")
+    }
+
+    /// The first leg is the bare scheme name; the CHALLENGE answers the client's NEGOTIATE.
+    func fixedChallenge(_ scheme: AuthScheme, realm: String) -> String? { scheme.token }
+
+    func verify(
+        _ attempt: Engine.Attempt, engine: inout Engine, random: inout some RandomNumberGenerator,
+        presented: inout PresentedCredentials
+    ) -> Engine.AuthOutcome {
+        engine.verifyNTLM(
+            token: attempt.token, negotiate: attempt.scheme == .negotiate, options: self, request: attempt.request,
+            now: attempt.now, random: &random, presented: &presented
+        )
+    }
+}

@@ -27,15 +27,10 @@ extension Engine {
     static func fixedChallenges(of scenario: Scenario) -> [String?] {
         scenario.challenges.map { challenge -> String? in
             switch challenge {
-            case .basic(let basic):
-                var parameters = [AuthParameter(name: "realm", value: scenario.realm, quoted: true)]
-                if basic.charsetUTF8 { parameters.append(AuthParameter(name: "charset", value: "UTF-8", quoted: true)) }
-                return AuthHeaderValue(scheme: AuthScheme.basic.token, parameters: parameters).rendered
-            case .ntlm: return AuthScheme.ntlm.token
-            case .negotiate: return AuthScheme.negotiate.token
+            case .basic, .digest, .ntlm, .negotiate:
+                return challenge.options!.fixedChallenge(challenge.authScheme!, realm: scenario.realm)
             case .custom(let raw): return raw
             case .raw(let raw): return raw.value
-            case .digest: return nil
             }
         }
     }

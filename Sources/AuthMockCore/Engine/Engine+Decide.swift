@@ -84,24 +84,15 @@ extension Engine {
         _ field: String, scheme: String, token: Substring, request: Request, now: Date,
         random: inout some RandomNumberGenerator, presented: inout PresentedCredentials
     ) -> AuthOutcome {
-        switch AuthScheme(token: scheme) {
-        case .basic where basicChallenge != nil:
-            // Basic is a token68 (RFC 7617): read it directly, so base64 faults are named as such.
-            return verifyBasic(token, options: basicChallenge!, presented: &presented)
-        case .ntlm, .negotiate:
-            let isNegotiate = AuthScheme(token: scheme) == .negotiate
-            guard let options = ntlmOptions(negotiate: isNegotiate) else {
-                return .challenge(.schemeNotOffered, "the client used '\(scheme)', which this scenario does not accept")
-            }
-            return verifyNTLM(
-                token: token, negotiate: isNegotiate, options: options, request: request, now: now, random: &random,
-                presented: &presented
-            )
-        case .digest where offersDigest:
-            return verifyDigest(field, request: request, now: now, presented: &presented)
-        default:
+        // The scenario's first challenge of the scheme holds its options; a scheme it does not offer is
+        // challenged again.
+        guard let known = AuthScheme(token: scheme),
+              let options = self.scenario.challenges.lazy.filter({ $0.authScheme == known }).compactMap(\.options).first
+        else {
             return .challenge(.schemeNotOffered, "the client used '\(scheme)', which this scenario does not accept")
         }
+        let attempt = Attempt(field: field, scheme: known, token: token, request: request, now: now)
+        return options.verify(attempt, engine: &self, random: &random, presented: &presented)
     }
 
     /// The answer to a scheme's outcome: the resource, a challenge, the next leg of a handshake, or a 400.
@@ -174,17 +165,6 @@ extension Engine {
         return Decision(
             response: response, verdict: .http2HTTP11Required, detail: reason + ": reset with HTTP_1_1_REQUIRED"
         )
-    }
-
-    /// The options of the scenario's NTLM (or Negotiate) challenge, if it offers one.
-    private func ntlmOptions(negotiate: Bool) -> NTLMChallenge? {
-        scenario.challenges.lazy.compactMap { challenge -> NTLMChallenge? in
-            switch challenge {
-            case .ntlm(let options) where !negotiate: return options
-            case .negotiate(let options) where negotiate: return options
-            default: return nil
-            }
-        }.first
     }
 
     func grant(_ resource: Resource, user: String?) -> Response {

@@ -17,16 +17,8 @@ public enum Challenge: Sendable, Equatable {
     /// A short description for people: `Digest SHA-256 qop=auth`, `Basic charset=UTF-8`.
     public var summary: String {
         switch self {
-        case .basic(let basic):
-            return basic.charsetUTF8 ? "Basic charset=UTF-8" : "Basic"
-        case .digest(let digest):
-            var words = [scheme, digest.effectiveAlgorithm.token]
-            words.append(digest.qop.isEmpty ? "no qop" : "qop=" + digest.qop.map(\.rawValue).joined(separator: ","))
-            if digest.userhash { words.append("userhash") }
-            return words.joined(separator: " ")
-        case .ntlm(let ntlm), .negotiate(let ntlm):
-            return scheme + (ntlm.allowV1 ? "" : " (NTLMv2 only)")
-                + (ntlm.corruption.map { " (CHALLENGE corrupted: \($0.rawValue))" } ?? "")
+        case .basic, .digest, .ntlm, .negotiate:
+            return options!.summary(authScheme!)
         case .custom:
             return "\(scheme) (not accepted)"
         case .raw(let raw):
@@ -39,6 +31,16 @@ public enum Challenge: Sendable, Equatable {
         switch self {
         case .custom, .raw: false
         case .basic, .digest, .ntlm, .negotiate: true
+        }
+    }
+
+    /// The options of the scheme authmock plays for it; nil for custom and raw challenges.
+    var options: (any SchemeOptions)? {
+        switch self {
+        case .basic(let options): options
+        case .digest(let options): options
+        case .ntlm(let options), .negotiate(let options): options
+        case .custom, .raw: nil
         }
     }
 

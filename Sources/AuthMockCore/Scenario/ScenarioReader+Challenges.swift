@@ -26,26 +26,13 @@ extension ScenarioReader {
     }
 
     func challenge(_ node: Node) -> Challenge? {
-        let all = Array(Set(
-            ScenarioLoader.keys["challenge.digest"]! + ScenarioLoader.keys["challenge.basic"]!
-                + ScenarioLoader.keys["challenge.ntlm"]! + ["custom", "raw"]
-        )).sorted()
+        let all = Array(Set(AuthScheme.allCases.flatMap { $0.options.keys } + ["custom", "raw"])).sorted()
         if case .mapping(let map) = node, map["custom"] != nil { return customChallenge(node) }
         if case .mapping(let map) = node, map["raw"] != nil { return rawChallenge(node) }
         guard let fields = mapping(node, "a challenge", allowed: all, required: ["scheme"]),
             let schemeNode = fields["scheme"], let scheme = string(schemeNode, "scheme")
         else { return nil }
-        switch AuthScheme(token: scheme) {
-        case .basic:
-            rejectKeys(fields, notIn: ScenarioLoader.keys["challenge.basic"]!, scheme: AuthScheme.basic.token)
-            return .basic(BasicChallenge(charsetUTF8: fields["charset"].map(charset) ?? false))
-        case .digest:
-            return .digest(digestChallenge(fields))
-        case .ntlm:
-            return .ntlm(ntlmChallenge(fields, scheme: AuthScheme.ntlm.token))
-        case .negotiate:
-            return .negotiate(ntlmChallenge(fields, scheme: AuthScheme.negotiate.token))
-        case nil:
+        guard let known = AuthScheme(token: scheme) else {
             report(
                 schemeNode, "unknown scheme '\(scheme)'",
                 hint: (Suggestion.closest(to: scheme, in: AuthScheme.allCases.map(\.token))
@@ -55,6 +42,7 @@ extension ScenarioReader {
             )
             return nil
         }
+        return known.options.read(fields, scheme: known, reader: self)
     }
 
     /// `- custom: 'Newauth realm="apps"'`: a challenge authmock offers but does not accept, as written.
@@ -170,7 +158,7 @@ extension ScenarioReader {
     }
 
     func digestChallenge(_ fields: Fields) -> DigestChallenge {
-        rejectKeys(fields, notIn: ScenarioLoader.keys["challenge.digest"]!, scheme: "Digest")
+        rejectKeys(fields, notIn: DigestChallenge.keys, scheme: AuthScheme.digest.token)
         var digest = DigestChallenge()
         if let node = fields["algorithm"], let text = string(node, "algorithm") {
             if let algorithm = DigestAlgorithm(token: text) {
@@ -214,7 +202,7 @@ extension ScenarioReader {
 
     /// NTLM's and Negotiate's settings; `scheme` names the one being read in diagnostics.
     func ntlmChallenge(_ fields: Fields, scheme: String) -> NTLMChallenge {
-        rejectKeys(fields, notIn: ScenarioLoader.keys["challenge.ntlm"]!, scheme: scheme)
+        rejectKeys(fields, notIn: NTLMChallenge.keys, scheme: scheme)
         var ntlm = NTLMChallenge()
         if let node = fields["server-challenge"], let text = string(node, "server-challenge") {
             let bytes = stride(from: 0, to: text.count, by: 2).compactMap { offset -> UInt8? in
