@@ -6,7 +6,9 @@ import PackageDescription
 //   swift build --package-path Fuzz -c debug -Xswiftc -sanitize=fuzzer
 // Each target defines LLVMFuzzerTestOneInput, and an @main that runs libFuzzer's driver on it: SwiftPM
 // links an executable's Swift entry point as `main`, so libFuzzer's own `main` cannot be used.
-let dependencies: [Target.Dependency] = [.product(name: "AuthMockCore", package: "authmock"), "FuzzDriver"]
+let dependencies: [Target.Dependency] = [
+    .product(name: "AuthMockCore", package: "authmock"), "FuzzDriver", "FuzzSupport",
+]
 
 let package = Package(
     name: "authmock-fuzz",
@@ -23,6 +25,8 @@ let package = Package(
         .systemLibrary(name: "CLibFuzzer", path: "Sources/CLibFuzzer"),
         // The one @main body every target shares: hand the command line and the test to that driver.
         .target(name: "FuzzDriver", dependencies: ["CLibFuzzer"]),
+        // What the engine targets share: an engine with the journal a pair would hand it.
+        .target(name: "FuzzSupport", dependencies: [.product(name: "AuthMockCore", package: "authmock")]),
         // Authorization / Proxy-Authorization values through the whole engine (Basic, Digest, NTLM,
         // Negotiate, origin and proxy), the raw bytes as NTLM and SPNEGO tokens, and the header parsers.
         .executableTarget(name: "FuzzAuthorization", dependencies: dependencies),

@@ -1,5 +1,6 @@
 import AuthMockCore
 import FuzzDriver
+import FuzzSupport
 import Foundation
 
 // The first byte of an input says what the rest of it is and where it goes (any byte value selects one

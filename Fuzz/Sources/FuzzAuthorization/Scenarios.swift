@@ -1,4 +1,5 @@
 import AuthMockCore
+import FuzzSupport
 import Foundation
 
 // The scenarios the inputs of FuzzAuthorization.swift meet: three engines, each after its first 401 or 407,
@@ -178,22 +179,3 @@ let engines: [Prepared] = [
     Prepared(legacyYAML),
     Prepared(proxyYAML, hop: .proxy, target: "http://127.0.0.1:8080/"),
 ]
-
-/// An engine with the journal an ``EnginePair`` would hand it: the invariants read the journal's growth.
-struct JournaledEngine {
-    var engine: Engine
-    var journal: JournalLog
-
-    init(_ engine: Engine, capacity: Int) {
-        self.engine = engine
-        journal = JournalLog(capacity: capacity)
-    }
-
-    var state: (journal: Journal, nextSeq: Int) { (journal.journal, journal.nextSeq) }
-    var hop: Hop { engine.hop }
-    var scenario: Scenario { engine.scenario }
-
-    mutating func handle(_ request: Request, now: Date, random: inout some RandomNumberGenerator) -> Exchange {
-        engine.handle(request, now: now, random: &random, journal: &journal)
-    }
-}

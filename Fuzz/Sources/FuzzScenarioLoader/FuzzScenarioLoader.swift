@@ -1,5 +1,6 @@
 import AuthMockCore
 import FuzzDriver
+import FuzzSupport
 import Foundation
 
 // Scenario files: the input up to the first NUL byte is the scenario's YAML; what follows it, when there
@@ -147,24 +148,5 @@ func send(_ engine: inout JournaledEngine, _ value: String?, hop: Hop, target: S
 enum Main {
     static func main() {
         runLibFuzzer { data, size in fuzz(data ?? UnsafePointer(bitPattern: 1)!, size) }
-    }
-}
-
-/// An engine with the journal an ``EnginePair`` would hand it: the invariants read the journal's growth.
-struct JournaledEngine {
-    var engine: Engine
-    var journal: JournalLog
-
-    init(_ engine: Engine, capacity: Int) {
-        self.engine = engine
-        journal = JournalLog(capacity: capacity)
-    }
-
-    var state: (journal: Journal, nextSeq: Int) { (journal.journal, journal.nextSeq) }
-    var hop: Hop { engine.hop }
-    var scenario: Scenario { engine.scenario }
-
-    mutating func handle(_ request: Request, now: Date, random: inout some RandomNumberGenerator) -> Exchange {
-        engine.handle(request, now: now, random: &random, journal: &journal)
     }
 }
