@@ -38,7 +38,7 @@ import Testing
             let capture = conversation.run()
             let file = name.replacingOccurrences(of: "/", with: "_") + ".txt"
             try capture.write(to: Self.captures.appendingPathComponent(file), atomically: true, encoding: .utf8)
-            let hash = SHA256.hash(data: Data(capture.utf8)).map { String(format: "%02x", $0) }.joined()
+            let hash = SHA256.hash(data: Data(capture.utf8)).hexString
             lines.append("\(hash)  \(name)")
         }
         let current = lines.joined(separator: "\n") + "\n"
@@ -263,7 +263,7 @@ struct GoldenConversation {
     /// capture stays small and still changes with any byte of the value.
     static func cut(_ value: String) -> String {
         guard value.utf8.count > 1_000 else { return value }
-        let hash = SHA256.hash(data: Data(value.utf8)).map { String(format: "%02x", $0) }.joined()
+        let hash = SHA256.hash(data: Data(value.utf8)).hexString
         return "\(value.prefix(300))… (\(value.utf8.count) bytes, SHA-256 \(hash))"
     }
 
