@@ -40,8 +40,14 @@ extension Engine {
         return nil
     }
 
-    var offersDigest: Bool {
-        scenario.challenges.contains { if case .digest = $0 { true } else { false } }
+    /// The first challenge of each scheme holds the options its credentials are verified with.
+    static func schemeOptions(of scenario: Scenario) -> [AuthScheme: any SchemeOptions] {
+        var options: [AuthScheme: any SchemeOptions] = [:]
+        for challenge in scenario.challenges {
+            guard let scheme = challenge.authScheme, options[scheme] == nil else { continue }
+            options[scheme] = challenge.options
+        }
+        return options
     }
 
     /// The challenge's status: the hop's, unless the scenario plays a broken proxy that answers 401.

@@ -5,7 +5,7 @@ extension Engine {
     /// For `GET /_authmock/journal[?since=N]`, the `since` value (0 when absent); nil for any other request.
     /// The server uses it to encode the page outside its lock.
     public static func journalPageRequest(_ request: Request) -> Int? {
-        guard request.method == "GET", request.path == controlPrefix + "journal" else { return nil }
+        guard request.method == "GET", request.path == ControlPlane.prefix + "journal" else { return nil }
         return queryItem("since", in: request.target).flatMap(Int.init) ?? 0
     }
 

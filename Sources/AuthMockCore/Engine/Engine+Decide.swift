@@ -84,11 +84,8 @@ extension Engine {
         _ field: String, scheme: String, token: Substring, request: Request, now: Date,
         random: inout some RandomNumberGenerator, presented: inout PresentedCredentials
     ) -> AuthOutcome {
-        // The scenario's first challenge of the scheme holds its options; a scheme it does not offer is
-        // challenged again.
-        guard let known = AuthScheme(token: scheme),
-              let options = self.scenario.challenges.lazy.filter({ $0.authScheme == known }).compactMap(\.options).first
-        else {
+        // A scheme the scenario does not offer is challenged again.
+        guard let known = AuthScheme(token: scheme), let options = schemeOptions[known] else {
             return .challenge(.schemeNotOffered, "the client used '\(scheme)', which this scenario does not accept")
         }
         let attempt = Attempt(field: field, scheme: known, token: token, request: request, now: now)

@@ -29,7 +29,7 @@ extension Engine {
             guard let link = links[name] else { continue }
             html += "<dt>\(JournalHTML.escape(name))</dt><dd><code>\(JournalHTML.escape(link))</code></dd>\n"
         }
-        html += "<dt>journal</dt><dd><code>\(JournalHTML.escape(Self.controlPrefix))journal</code> (JSON)</dd></dl>\n"
+        html += "<dt>journal</dt><dd><code>\(JournalHTML.escape(ControlPlane.prefix))journal</code> (JSON)</dd></dl>\n"
         if let tls = scenarioState.tlsDescription {
             // The same facts as the ready line's `tls` (CA file, pins…), one per line.
             html += "<h3>TLS</h3>"

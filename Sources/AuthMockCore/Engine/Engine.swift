@@ -31,8 +31,6 @@ public struct Engine: Sendable {
         }
     }
 
-    /// The reserved path prefix for control endpoints; scenarios cannot serve paths under it.
-    public static let controlPrefix = ControlPlane.prefix
 
     public let scenario: Scenario
     public let hop: Hop
@@ -48,6 +46,8 @@ public struct Engine: Sendable {
     /// 401 path is the hottest path of a client that is never given credentials.
     /// By challenge index; nil for Digest.
     let fixedChallenges: [String?]
+    /// The options of the scenario's first challenge of each scheme it accepts: what verifies its credentials.
+    let schemeOptions: [AuthScheme: any SchemeOptions]
     /// The journal's `hostile` for a 401 carrying the scenario's raw challenges.
     let hostileChallenges: String?
     /// Whether any user's password is a crypt(3) hash (checked off the event loop, see `slowPasswordCheck`).
@@ -85,6 +85,7 @@ public struct Engine: Sendable {
         self.minter = NonceMinter(random: &random, size: scenario.nonce.size)
         self.opaques = Self.opaques(of: scenario, random: &random)
         self.fixedChallenges = Self.fixedChallenges(of: scenario)
+        self.schemeOptions = Self.schemeOptions(of: scenario)
         self.hostileChallenges = Self.hostileChallenges(of: scenario)
         self.hasCryptHashes = scenario.users.contains { if case .crypt? = $0.stored { true } else { false } }
         self.scenarioState = ScenarioState(

@@ -72,7 +72,8 @@ public struct EnginePair: Sendable {
 
     /// Plans the answer to `request` on `hop` (see ``Plan``).
     public mutating func plan(_ request: Request, hop: Hop, now: Date) -> Plan {
-        if let work = engine(hop)?.slowPasswordCheck(request) { return .verifyFirst(SlowCheck(work: work)) }
+        let work = hop == .origin ? origin.slowPasswordCheck(request) : proxy?.slowPasswordCheck(request)
+        if let work { return .verifyFirst(SlowCheck(work: work)) }
         return .answer(answer(request, hop: hop, now: now))
     }
 

@@ -68,12 +68,12 @@ extension ScenarioReader {
                     pathNode, "path '\(path)' does not start with '/'",
                     hint: "write it as it appears in the request, e.g. /private"
                 )
-            } else if path.hasPrefix(Engine.controlPrefix) || path == "/_authmock"
-                || Engine.controlPrefix.hasPrefix(path.replacingOccurrences(of: "*", with: "")) && path.hasSuffix("*")
+            } else if ControlPlane.isControl(path)
+                || ControlPlane.prefix.hasPrefix(path.replacingOccurrences(of: "*", with: "")) && path.hasSuffix("*")
                     && path.count > 2
             {
                 report(
-                    pathNode, "path '\(path)' is under the reserved control prefix \(Engine.controlPrefix)",
+                    pathNode, "path '\(path)' is under the reserved control prefix \(ControlPlane.prefix)",
                     hint: "choose another path"
                 )
             }

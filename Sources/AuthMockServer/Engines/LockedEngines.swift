@@ -95,10 +95,7 @@ final class LockedEngines: Sendable {
 
     /// Plans the answer to a request on `hop`: now, or after a slow check (see ``EnginePair/Plan``).
     func plan(_ request: Request, hop: Hop) -> EnginePair.Plan {
-        // The journal page can be large: copy it under the lock, encode it outside.
-        if hop == .origin, let since = Engine.journalPageRequest(request) {
-            return .answer(Exchange(response: Engine.json(read { $0.journalPage(since: since) })))
-        }
+        if let page = journalPage(request, hop: hop) { return .answer(page) }
         return decide { pair, now in
             let plan = pair.plan(request, hop: hop, now: now)
             guard case .answer(let exchange) = plan else { return (plan, []) }
@@ -108,13 +105,18 @@ final class LockedEngines: Sendable {
 
     /// Answers a request on `hop` once its slow check ran.
     func answer(_ request: Request, hop: Hop) -> Exchange {
-        if hop == .origin, let since = Engine.journalPageRequest(request) {
-            return Exchange(response: Engine.json(read { $0.journalPage(since: since) }))
-        }
+        if let page = journalPage(request, hop: hop) { return page }
         return decide { pair, now in
             let exchange = pair.answer(request, hop: hop, now: now)
             return (exchange, exchange.journalEntries)
         }
+    }
+
+    /// `GET /_authmock/journal` to the origin, answered here: the page can be large, so it is copied under
+    /// the lock and encoded outside it. nil for any other request.
+    private func journalPage(_ request: Request, hop: Hop) -> Exchange? {
+        guard hop == .origin, let since = Engine.journalPageRequest(request) else { return nil }
+        return Exchange(response: Engine.json(read { $0.journalPage(since: since) }))
     }
 
     func challengesBeforeBody(_ request: Request) -> Bool {
