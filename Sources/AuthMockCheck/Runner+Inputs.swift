@@ -25,6 +25,7 @@ extension CheckRunner {
         let request = item.definition.request
         var values = Self.requestValues(item, server: server)
         Self.addUserValues(item, server: server, to: &values)
+        Self.addSecondTransfer(item, server: server, to: &values)
         if let tls = server.tls {
             try Self.addTLSValues(tls, give: item.definition.give, to: &values)
         }
@@ -79,13 +80,52 @@ extension CheckRunner {
         }
     }
 
+    /// The second transfer's URL and credentials (`then:`): always the right passwords.
+    static func addSecondTransfer(
+        _ item: ConformanceCase, server: AuthMockServer, to values: inout [ClientInput: String]
+    ) {
+        guard let then = item.definition.then, let url = values[.url] else { return }
+        let path = item.definition.request.path
+        let base = url.hasSuffix(path) ? String(url.dropLast(path.count)) : url
+        values[.url2] = (then.host == .other ? otherHost(base) : base) + then.path
+        if let user = pick(then.user, from: item.scenario.users) {
+            values[.user2] = user.name
+            values[.password2] = user.password
+        }
+        if server.proxyURL != nil, let user = pick(then.proxyUser, from: item.scenario.proxy?.users ?? []) {
+            values[.proxyUser2] = user.name
+            values[.proxyPassword2] = user.password
+        }
+    }
+
+    static func pick(_ identity: CaseTransfer.Identity, from users: [User]) -> User? {
+        switch identity {
+        case .first: users.first
+        case .second: users.count > 1 ? users[1] : nil
+        case .none: nil
+        }
+    }
+
+    /// The URL with the other loopback name (`localhost` ↔ `127.0.0.1`): another host on the same port.
+    static func otherHost(_ url: String) -> String {
+        for (name, other) in [("//localhost:", "//127.0.0.1:"), ("//127.0.0.1:", "//localhost:")]
+        where url.contains(name) {
+            return url.replacingOccurrences(of: name, with: other)
+        }
+        return url
+    }
+
     /// The files a case gives, written to its directory: gss-ntlmssp's credentials file and the body.
     static func addFiles(_ item: ConformanceCase, directory: URL, to values: inout [ClientInput: String]) throws {
         if let user = item.scenario.users.first, let password = values[.password] {
             // gss-ntlmssp's credentials file (DOMAIN:user:password), for clients whose Negotiate goes
             // through GSS-API.
             let file = directory.appendingPathComponent("ntlm-users")
-            try Data("\(user.domain ?? ""):\(user.name):\(password)\n".utf8).write(to: file)
+            var lines = "\(user.domain ?? ""):\(user.name):\(password)\n"
+            if let second = item.scenario.users.first(where: { $0.name == values[.user2] }), second.name != user.name {
+                lines += "\(second.domain ?? ""):\(second.name):\(second.password)\n"
+            }
+            try Data(lines.utf8).write(to: file)
             values[.ntlmUserFile] = file.path
         }
         if let body = item.definition.request.body {

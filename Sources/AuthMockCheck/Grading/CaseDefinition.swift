@@ -27,6 +27,8 @@ public struct CaseDefinition: Sendable, Equatable {
     public var timeout: Double?
     public var request: CaseRequest
     public var give: CaseInputs
+    /// A second transfer in the same client run (`then:`); nil: one transfer.
+    public var then: CaseTransfer?
     public var expectations: Expectations
 
     public init(
@@ -46,7 +48,7 @@ public struct CaseDefinition: Sendable, Equatable {
     /// The features the runner knows; the loader refuses others, so that a typo cannot skip a case silently.
     public static let knownFeatures = [
         "basic", "digest", "ntlm", "negotiate", "proxy", "connect", "tls", "custom-ca", "pinning", "cert-pinning",
-        "client-certificate", "redirects", "body", "parallel", "repeat", "timeout", "h2",
+        "client-certificate", "redirects", "body", "parallel", "repeat", "timeout", "h2", "transfers",
     ]
 }
 
@@ -73,6 +75,41 @@ public struct CaseRequest: Sendable, Equatable {
         self.body = body
         self.repeatCount = repeatCount
         self.parallel = parallel
+    }
+}
+
+/// A second transfer the client makes in the same run, after the first (`case.then`): another URL, and the
+/// credentials it is made with, given as `{url2}`, `{user2}`/`{password2}` and `{proxy_user2}`/
+/// `{proxy_password2}`. One run, one connection pool, one credentials cache: what a client carries from one
+/// transfer to the next (an authenticated connection or tunnel, a Digest nonce) shows.
+public struct CaseTransfer: Sendable, Equatable {
+    /// Where the second transfer goes: the first's host, or the other loopback name (`localhost` ↔
+    /// `127.0.0.1`, the same port): another origin.
+    public enum Host: String, Sendable, Equatable, CaseIterable {
+        case same
+        case other
+    }
+
+    /// Whose credentials it carries: the scenario's first user again, its second, or none.
+    public enum Identity: String, Sendable, Equatable, CaseIterable {
+        case first
+        case second
+        case none
+    }
+
+    /// Path and query on that host.
+    public var path: String
+    public var host: Host
+    /// The origin's user (`as:`).
+    public var user: Identity
+    /// The proxy's user (`proxy-as:`), on scenarios with a proxy.
+    public var proxyUser: Identity
+
+    public init(path: String = "/", host: Host = .same, user: Identity = .first, proxyUser: Identity = .first) {
+        self.path = path
+        self.host = host
+        self.user = user
+        self.proxyUser = proxyUser
     }
 }
 

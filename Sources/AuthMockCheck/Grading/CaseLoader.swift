@@ -25,7 +25,8 @@ public enum CaseLoader {
     /// The keys of the case's sections, as ``ScenarioLoader/keys`` gives the scenario's: the single source
     /// for the docs and the schema test.
     public static let keys: [String: [String]] = [
-        "case": ["title", "reference", "features", "timeout", "request", "give"],
+        "case": ["title", "reference", "features", "timeout", "request", "give", "then"],
+        "case.then": ["path", "host", "as", "proxy-as"],
         "case.request": ["method", "path", "body", "body-bytes", "repeat", "parallel", "plain-http"],
         "case.give": ["password", "proxy-password", "ca", "pin", "cert-pin", "client-certificate", "timeout"],
         "expect": ["outcome", "implemented", "met", "checks"],
@@ -41,12 +42,19 @@ extension ScenarioReader {
         var hasUsers: Bool
         var tls: TLSSettings?
         var proxyUsers: Bool
+        /// How many users (and proxy users) there are, for `then:`'s `as: second`.
+        var userCount: Int
+        var proxyUserCount: Int
+        var hasProxy: Bool
 
         init(_ scenario: Scenario) {
             hasUsers = !scenario.users.isEmpty && scenario.users.allSatisfy(\.knowsPassword)
             tls = scenario.tls
             proxyUsers = !(scenario.proxy?.users.isEmpty ?? true)
                 && (scenario.proxy?.users.allSatisfy(\.knowsPassword) ?? false)
+            userCount = hasUsers ? scenario.users.count : 0
+            proxyUserCount = proxyUsers ? scenario.proxy?.users.count ?? 0 : 0
+            hasProxy = scenario.proxy != nil
         }
     }
 
@@ -104,6 +112,13 @@ extension ScenarioReader {
             if let node = fields["timeout"] { definition.timeout = duration(node, "case.timeout") }
             if let node = fields["request"] { definition.request = caseRequest(node, context: context) }
             if let node = fields["give"] { definition.give = caseInputs(node, context: context) }
+            if let node = fields["then"] { definition.then = caseTransfer(node, context: context) }
+            if definition.then != nil, !definition.features.contains("transfers"), let key = fields.entries["then"]?.key {
+                report(
+                    key, "a case with `then:` needs the feature transfers",
+                    hint: "add transfers to case.features, so that clients that make one transfer skip it"
+                )
+            }
             definition.expectations = expectations(expectEntry.value)
             return definition
         }

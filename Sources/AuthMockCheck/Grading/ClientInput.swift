@@ -22,6 +22,12 @@ public enum ClientInput: String, CaseIterable, Sendable {
     case parallel
     case timeout
     case ntlmUserFile = "ntlm_user_file"
+    /// The second transfer of a case with `then:` (its URL, and the credentials it is made with).
+    case url2
+    case user2
+    case password2
+    case proxyUser2 = "proxy_user2"
+    case proxyPassword2 = "proxy_password2"
 
     /// `{cert_sha256}`.
     public var placeholder: String { "{\(rawValue)}" }

@@ -61,6 +61,9 @@ public struct ClientProfile: Sendable, Equatable {
     public var arguments: [ConditionalArguments]
     /// Appended once per fetch (`repeat × parallel` times), after everything else: URLs for curl and wget.
     public var perFetch: [String]
+    /// The arguments of a case's second transfer (`then:`), appended after the first's when the case has
+    /// one: curl's `--next` and the options it resets. nil: the client reads `AUTHMOCK_URL2` itself.
+    public var secondTransfer: SecondTransfer?
     /// Environment variables for the client (`env:`), placeholders filled; a variable whose placeholders
     /// are not all given in a case is left unset there. For libraries configured by the environment
     /// (gss-ntlmssp reads its credentials from `NTLM_USER_FILE`).
@@ -185,6 +188,19 @@ public struct ClientProfile: Sendable, Equatable {
         }
     }
 
+    /// `then:`: the second transfer's fixed words, conditional arguments and per-fetch words, in that order.
+    public struct SecondTransfer: Sendable, Equatable {
+        public var command: [String]
+        public var arguments: [ConditionalArguments]
+        public var perFetch: [String]
+
+        public init(command: [String] = [], arguments: [ConditionalArguments] = [], perFetch: [String] = []) {
+            self.command = command
+            self.arguments = arguments
+            self.perFetch = perFetch
+        }
+    }
+
     /// Arguments added when every input in `when` is given and none in `unless` is.
     public struct ConditionalArguments: Sendable, Equatable {
         public var when: [String]
@@ -211,15 +227,21 @@ public struct ClientProfile: Sendable, Equatable {
     }
 
     /// The command line for one case: conditional arguments whose inputs are `given`, placeholders
-    /// replaced by `values` (a placeholder with no value becomes the empty string).
+    /// replaced by `values` (a placeholder with no value becomes the empty string); then, when the case has
+    /// a second transfer (`url2` is given), the profile's `then:` arguments.
     public func commandLine(values: [String: String], given: Set<String>, fetches: Int) -> [String] {
-        var line = command
-        for conditional in arguments
-        where conditional.when.allSatisfy(given.contains) && !conditional.unless.contains(where: given.contains) {
-            line += conditional.add
-        }
+        var line = command + Self.chosen(arguments, given: given)
         for _ in 0..<max(1, fetches) { line += perFetch }
+        if given.contains(ClientInput.url2.rawValue), let then = secondTransfer {
+            line += then.command + Self.chosen(then.arguments, given: given) + then.perFetch
+        }
         return line.map { Self.substitute($0, values) }
+    }
+
+    /// The words of the conditional arguments whose inputs are `given`.
+    static func chosen(_ arguments: [ConditionalArguments], given: Set<String>) -> [String] {
+        arguments.filter { $0.when.allSatisfy(given.contains) && !$0.unless.contains(where: given.contains) }
+            .flatMap(\.add)
     }
 
     /// Replaces `{name}` for every known placeholder; other braces stay as they are.

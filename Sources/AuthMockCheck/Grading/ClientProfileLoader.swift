@@ -6,8 +6,10 @@ internal import Yams
 public enum ClientProfileLoader {
     public static let keys = [
         "name", "description", "version", "documentation", "prepare", "skip-features", "notes", "tls-notes", "cells",
-        "install", "crash", "credential-headers", "command", "args", "per-fetch", "env",
+        "install", "crash", "credential-headers", "command", "args", "per-fetch", "then", "env",
     ]
+    /// The keys of `then:`, the second transfer's arguments.
+    public static let thenKeys = ["command", "args", "per-fetch"]
     public static let installKeys = ["debian", "pypi"]
     public static let argumentKeys = ["when", "unless", "add"]
     public static let crashKeys = ["exit-status", "stderr"]
@@ -61,6 +63,15 @@ extension ScenarioReader {
         if let node = fields["skip-features"] { profile.skipFeatures = features(node, "skip-features") }
         if let node = fields["args"] { profile.arguments = conditionalArguments(node) }
         profile.perFetch = fields["per-fetch"].flatMap { words($0, "per-fetch") } ?? []
+        if let node = fields["then"],
+            let then = mapping(node, "then", allowed: ClientProfileLoader.thenKeys, required: ["per-fetch"])
+        {
+            profile.secondTransfer = ClientProfile.SecondTransfer(
+                command: then["command"].flatMap { words($0, "then.command") } ?? [],
+                arguments: then["args"].map { conditionalArguments($0, "then.args") } ?? [],
+                perFetch: then["per-fetch"].flatMap { words($0, "then.per-fetch") } ?? []
+            )
+        }
         if let node = fields["env"] { profile.environment = environment(node) }
         return profile
     }
@@ -87,8 +98,10 @@ extension ScenarioReader {
     }
 
     /// `args:`: arguments added when inputs are given (`when`) and others are not (`unless`).
-    private func conditionalArguments(_ node: Node) -> [ClientProfile.ConditionalArguments] {
-        guard let items = sequence(node, "args") else { return [] }
+    private func conditionalArguments(
+        _ node: Node, _ field: String = "args"
+    ) -> [ClientProfile.ConditionalArguments] {
+        guard let items = sequence(node, field) else { return [] }
         var arguments: [ClientProfile.ConditionalArguments] = []
         for item in items {
             let allowed = ClientProfileLoader.argumentKeys

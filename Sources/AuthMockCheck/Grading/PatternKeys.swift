@@ -93,6 +93,26 @@ enum PatternKeys {
                 authority == .same ? "to \(caseAuthority)" : "to a host or port other than \(caseAuthority)"
             }
         ),
+        // The path the request asked for (its target without the query; a proxy's absolute-form target too):
+        // tells a case's second transfer (`then.path`) from its first.
+        PatternKey(
+            "path", read: readPath,
+            matches: { path, entry, _ in entry.target.map(Self.path(of:)) == path },
+            words: { path, _ in "for \(path)" }
+        ),
+        // The user the request's credentials name, accepted or not (Basic's, Digest's, NTLM's AUTHENTICATE).
+        PatternKey(
+            "user", read: { reader, node, field in reader.string(node, field) },
+            matches: { user, entry, _ in entry.credentials?.user == user },
+            words: { user, _ in "naming the user \(user)" }
+        ),
+        // The user the request was served as: whose credentials were accepted, or, without credentials, whom
+        // the connection was authenticated as (NTLM, Negotiate: the journal's `connection_user`).
+        PatternKey(
+            "served-as", clause: .judgement, read: { reader, node, field in reader.string(node, field) },
+            matches: { user, entry, _ in Self.servedAs(entry) == user },
+            words: { user, _ in "served as \(user)" }
+        ),
         // Whether the request arrived over TLS.
         .flag("tls", onTLSRecords: true, yes: "over TLS", no: "over cleartext") { entry, _ in entry.tls != nil },
         // Whether the connection's client presented a certificate (TLS connections only).
@@ -252,6 +272,30 @@ enum PatternKeys {
             hint: "write true, false, or a name such as Cookie"
         )
         return nil
+    }
+
+    private static func readPath(_ reader: ScenarioReader, _ node: Node, _ field: String) -> String? {
+        guard let text = reader.string(node, field) else { return nil }
+        if text.hasPrefix("/"), !text.contains("?") { return text }
+        reader.report(node, "path '\(text)' must start with '/' and hold no query", hint: "e.g. /two")
+        return nil
+    }
+
+    /// The path of a request target: origin-form up to the query, or the path of an absolute-form URL.
+    static func path(of target: String) -> String {
+        var rest = Substring(target)
+        if !rest.hasPrefix("/"), let scheme = rest.range(of: "://") {
+            rest = rest[scheme.upperBound...]
+            rest = rest.firstIndex(of: "/").map { rest[$0...] } ?? "/"
+        }
+        return String(rest.prefix { $0 != "?" && $0 != "#" })
+    }
+
+    /// Who a request was served as: the user of accepted credentials, or the connection's NTLM user.
+    static func servedAs(_ entry: JournalEntry) -> String? {
+        if let user = entry.connectionUser { return user }
+        let granted: [Verdict] = [.basicOK, .digestOK, .ntlmOK]
+        return granted.contains(entry.verdict) ? entry.credentials?.user : nil
     }
 
     private static func readProtocol(_ reader: ScenarioReader, _ node: Node, _ field: String) -> HTTPProtocol? {

@@ -24,6 +24,7 @@ extension Engine {
         entry.fault = response.fault?.journalText(over: request.connection.httpProtocol)
         entry.reset = response.streamReset?.rawValue
         entry.hostile = response.hostile
+        if verdict == .ntlmConnectionAuthenticated { entry.connectionUser = ntlmUser(on: request.connection.id) }
         return append(entry, to: &journal)
     }
 

@@ -51,6 +51,10 @@ public struct JournalEntry: Sendable, Equatable, Codable {
     public var goaway: String?
     /// What made the answer hostile on purpose (a raw challenge, a corrupted NTLM CHALLENGE); absent otherwise.
     public var hostile: String?
+    /// A request granted without credentials on a connection NTLM or Negotiate authenticated
+    /// (`ntlm.connection-authenticated`): the user the connection was authenticated as, whom the request was
+    /// served as. Absent otherwise (a request that carried accepted credentials names its user in them).
+    public var connectionUser: String?
 
     /// Whether this entry is an HTTP exchange (a request and the answer sent), rather than a TLS
     /// connection record or a change to a user. Status 0 without a stream reset or a GOAWAY marks the
@@ -82,6 +86,7 @@ public struct JournalEntry: Sendable, Equatable, Codable {
         case credentials, verdict, detail, status, challenges, tls, requests, hop, leaks, fault
         case httpProtocol = "protocol"
         case stream, reset, goaway, hostile
+        case connectionUser = "connection_user"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -118,6 +123,7 @@ public struct JournalEntry: Sendable, Equatable, Codable {
         reset = try container.decodeIfPresent(String.self, forKey: .reset)
         goaway = try container.decodeIfPresent(String.self, forKey: .goaway)
         hostile = try container.decodeIfPresent(String.self, forKey: .hostile)
+        connectionUser = try container.decodeIfPresent(String.self, forKey: .connectionUser)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -148,6 +154,7 @@ public struct JournalEntry: Sendable, Equatable, Codable {
         try container.encodeIfPresent(reset, forKey: .reset)
         try container.encodeIfPresent(goaway, forKey: .goaway)
         try container.encodeIfPresent(hostile, forKey: .hostile)
+        try container.encodeIfPresent(connectionUser, forKey: .connectionUser)
     }
 
     public init(

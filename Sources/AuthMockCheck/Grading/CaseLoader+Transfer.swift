@@ -1,0 +1,45 @@
+internal import AuthMockCore
+internal import Yams
+
+/// Reads `case.then:`, a second transfer in the same client run.
+extension ScenarioReader {
+    func caseTransfer(_ node: Node, context: CaseContext) -> CaseTransfer? {
+        guard let fields = mapping(node, "case.then", allowed: CaseLoader.keys["case.then"]!, required: ["path"]) else {
+            return nil
+        }
+        var transfer = CaseTransfer()
+        if let node = fields["path"], let path = string(node, "case.then.path") {
+            if path.hasPrefix("/"), !path.contains(where: \.isWhitespace) {
+                transfer.path = path
+            } else {
+                report(node, "path '\(path)' must start with '/' and hold no white space", hint: "e.g. /two")
+            }
+        }
+        if let node = fields["host"] {
+            transfer.host = choice(node, "case.then.host", CaseTransfer.Host.self) ?? .same
+        }
+        if let node = fields["as"] {
+            transfer.user = identity(node, "case.then.as", users: context.userCount, noun: "users")
+        }
+        if let node = fields["proxy-as"] {
+            if !context.hasProxy {
+                report(node, "case.then.proxy-as needs a proxy", hint: "add a `proxy:` section, or remove proxy-as")
+            }
+            transfer.proxyUser = identity(node, "case.then.proxy-as", users: context.proxyUserCount, noun: "proxy users")
+        }
+        return transfer
+    }
+
+    /// `first`, `second` or `none`; `first` and `second` need that many users whose passwords are known.
+    private func identity(_ node: Node, _ field: String, users: Int, noun: String) -> CaseTransfer.Identity {
+        guard let identity = choice(node, field, CaseTransfer.Identity.self) else { return .first }
+        let needed = identity == .second ? 2 : identity == .first ? 1 : 0
+        if users < needed {
+            report(
+                node, "\(field): \(identity.rawValue) needs \(needed) \(noun) whose passwords the scenario knows",
+                hint: "add a user to the scenario, or write none"
+            )
+        }
+        return identity
+    }
+}
