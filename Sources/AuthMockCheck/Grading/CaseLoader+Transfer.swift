@@ -25,7 +25,9 @@ extension ScenarioReader {
             if !context.hasProxy {
                 report(node, "case.then.proxy-as needs a proxy", hint: "add a `proxy:` section, or remove proxy-as")
             }
-            transfer.proxyUser = identity(node, "case.then.proxy-as", users: context.proxyUserCount, noun: "proxy users")
+            transfer.proxyUser = identity(
+                node, "case.then.proxy-as", users: context.proxyUserCount, noun: "proxy users"
+            )
         }
         return transfer
     }

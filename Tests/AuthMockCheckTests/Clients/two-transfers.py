@@ -72,8 +72,10 @@ def digest(challenge, user, password, url):
     uri = urllib.parse.urlsplit(url).path
     h = lambda text: hashlib.md5(text.encode()).hexdigest()
     cnonce = os.urandom(8).hex()
-    answer = h(f"{h(f'{user}:{params['realm']}:{password}')}:{params['nonce']}:00000001:{cnonce}:auth:{h('GET:' + uri)}")
-    return (f'Digest username="{user}", realm="{params["realm"]}", nonce="{params["nonce"]}", uri="{uri}", '
+    realm, nonce = params["realm"], params["nonce"]
+    ha1, ha2 = h(f"{user}:{realm}:{password}"), h("GET:" + uri)
+    answer = h(f"{ha1}:{nonce}:00000001:{cnonce}:auth:{ha2}")
+    return (f'Digest username="{user}", realm="{realm}", nonce="{nonce}", uri="{uri}", '
             f'response="{answer}", qop=auth, nc=00000001, cnonce="{cnonce}"'
             + (f', opaque="{params["opaque"]}"' if "opaque" in params else ""))
 
