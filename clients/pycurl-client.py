@@ -17,6 +17,7 @@ The adapter sets libcurl's own options, the ones the `curl` profile's command li
   --data-binary @F         POSTFIELDS (the file's bytes)
   --max-time T             TIMEOUT_MS
   --parallel               a CurlMulti (curl_multi_*), one easy handle per parallel fetch
+  --next … URL2            the same easy handle again, its URL and credentials changed
 Which scheme is answered, how often, the redirects, the TLS checks and the pin comparison are
 libcurl's own decisions; the adapter never looks at a challenge.
 """
@@ -88,6 +89,30 @@ def configure(handle, url, body):
         handle.setopt(pycurl.TIMEOUT_MS, int(float(env("AUTHMOCK_TIMEOUT")) * 1000))
 
 
+def second_transfer(handle):
+    """The case's second transfer (AUTHMOCK_URL2) on the same easy handle, with the credentials it is
+    given, as an application reusing its handle for the next transfer sets them: URL, USERPWD and
+    PROXYUSERPWD changed, the rest kept (https://curl.se/libcurl/c/curl_easy_perform.html). An input
+    the second transfer is not given is reset with unsetopt
+    (https://pycurl.io/docs/latest/curlobject.html#pycurl.Curl.unsetopt)."""
+    handle.setopt(pycurl.URL, env("AUTHMOCK_URL2"))
+    user = env("AUTHMOCK_USER2")
+    if user is not None:
+        handle.setopt(pycurl.HTTPAUTH, pycurl.HTTPAUTH_ANY)
+        if env("AUTHMOCK_DOMAIN") and has_ntlm():
+            user = env("AUTHMOCK_DOMAIN") + "\\" + user
+        handle.setopt(pycurl.USERPWD, (user + ":" + env("AUTHMOCK_PASSWORD2", "")).encode())
+    else:
+        handle.unsetopt(pycurl.USERPWD)
+    if env("AUTHMOCK_PROXY"):
+        if env("AUTHMOCK_PROXY_USER2") is not None:
+            handle.setopt(pycurl.PROXYAUTH, pycurl.HTTPAUTH_ANY)
+            handle.setopt(pycurl.PROXYUSERPWD,
+                          (env("AUTHMOCK_PROXY_USER2") + ":" + env("AUTHMOCK_PROXY_PASSWORD2", "")).encode())
+        else:
+            handle.unsetopt(pycurl.PROXYUSERPWD)
+
+
 def main():
     url = env("AUTHMOCK_URL")
     repeat = int(env("AUTHMOCK_REPEAT", "1"))
@@ -103,6 +128,10 @@ def main():
         handle = pycurl.Curl()
         configure(handle, url, body)
         for _ in range(repeat):
+            handle.perform()
+            codes.append(handle.getinfo(pycurl.RESPONSE_CODE))
+        if env("AUTHMOCK_URL2"):
+            second_transfer(handle)
             handle.perform()
             codes.append(handle.getinfo(pycurl.RESPONSE_CODE))
         handle.close()

@@ -68,7 +68,26 @@ def main():
         return session.request(method, url, data=body, timeout=timeout, **tls).status_code
 
     # PARALLEL threads share the one Session, each doing REPEAT sequential fetches.
-    return report(in_threads(fetch, repeat, parallel))
+    codes = in_threads(fetch, repeat, parallel)
+
+    if env("AUTHMOCK_URL2"):
+        # The case's second transfer: the same Session (its connection pool), with the credentials
+        # given for it passed per request, as requests documents: a request's auth= and proxies=
+        # override the Session's (https://requests.readthedocs.io/en/latest/user/advanced/#session-objects,
+        # https://requests.readthedocs.io/en/latest/user/advanced/#proxies). A request cannot take
+        # the Session's auth away (auth=None falls back to it), so a transfer given no credentials
+        # still gets the Session's: requests' documented merge, which the journal then shows.
+        second = {}
+        user2 = env("AUTHMOCK_USER2")
+        if user2 is not None:
+            second["auth"] = HTTPDigestAuth(user2, env("AUTHMOCK_PASSWORD2", "")) if auth_kind == "digest" \
+                else (user2, env("AUTHMOCK_PASSWORD2", ""))
+        if proxy and env("AUTHMOCK_PROXY_USER2") is not None:
+            proxy2 = with_userinfo(env("AUTHMOCK_PROXY"), env("AUTHMOCK_PROXY_USER2"), env("AUTHMOCK_PROXY_PASSWORD2", ""))
+            second["proxies"] = {"http": proxy2, "https": proxy2}
+        codes.append(session.request("GET", env("AUTHMOCK_URL2"), timeout=timeout, **tls, **second).status_code)
+
+    return report(codes)
 
 
 if __name__ == "__main__":
