@@ -8,12 +8,15 @@ import Testing
 /// `unimplemented` in every case that needs it, and one that used it in another case of its run is judged.
 struct SchemeGateTests {
     /// The shipped cases that need this one scheme of the origin to succeed: what a client without it cannot
-    /// pass. (`scheme.digest-over-basic` takes either scheme, and proxy cases gate on the proxy's.)
+    /// pass. (`scheme.digest-over-basic` takes either scheme, and proxy cases gate on the proxy's. The
+    /// `transfer.*` cases are about a second transfer, which a client that gives up at the first 401 never
+    /// makes: their `met:` keeps them `unimplemented` whatever the gate says.)
     static func originSchemeCases(_ feature: String) throws -> [ConformanceCase] {
         let schemes: Set<String> = ["basic", "digest", "ntlm", "negotiate"]
         return try Suite.load(directory: repositoryRoot.appendingPathComponent("scenarios/conformance").path).filter {
             let features = Set($0.definition.features)
-            return features.intersection(schemes) == [feature] && !features.contains("proxy") && $0.definition.expectations.outcome == .success
+            return features.intersection(schemes) == [feature] && !features.contains("proxy") && !features.contains("transfers")
+                && $0.definition.expectations.outcome == .success
         }
     }
 
