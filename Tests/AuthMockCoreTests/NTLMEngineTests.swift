@@ -33,10 +33,16 @@ struct NTLMEngineTests {
         #expect(done.verdict == .ntlmOK)
         #expect(done.entry?.credentials?.params?["version"] == "NTLMv2")
         #expect(done.entry?.detail == "authenticated as alice with NTLMv2")
+        #expect(done.entry?.connectionUser == nil, "accepted credentials name their user themselves")
         // Bound to the connection: the next request on it needs no credentials, another connection does.
-        #expect(h.send().verdict == .ntlmConnectionAuthenticated)
+        let riding = h.send()
+        #expect(riding.verdict == .ntlmConnectionAuthenticated)
+        // The journal says whom it was served as, though it carried no credentials.
+        #expect(riding.entry?.connectionUser == "alice")
+        #expect(riding.entry?.jsonLine().contains("\"connection_user\":\"alice\"") == true)
         h.connection = 2
-        #expect(h.send().status == 401)
+        let other = h.send()
+        #expect(other.status == 401 && other.entry?.connectionUser == nil)
     }
 
     /// The CHALLENGE carries the fixed server challenge, the domain and target info (with a timestamp).
