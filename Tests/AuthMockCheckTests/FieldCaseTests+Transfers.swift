@@ -42,6 +42,12 @@ extension CheckRunnerTests {
                     "--next", "-sS", "--fail", "-x", "{proxy}", "--proxy-anyauth", "-U", "{proxy_user2}:{proxy_password2}", "--cacert", "{ca_file}", "{url2}"]
         ),
         FieldCase(
+            id: "transfer.proxy-ntlm-other-user", wrong: ["python3", twoTransfers, "--scheme", "ntlm", "--reuse"],
+            finding: "never lets the second transfer be served as carrier — 1 request(s) to the proxy, for /two, served as carrier",
+            right: ["curl", "-sS", "--fail", "-x", "{proxy}", "--proxy-ntlm", "-U", "{proxy_user}:{proxy_password}", "{url}",
+                    "--next", "-sS", "--fail", "-x", "{proxy}", "--proxy-ntlm", "-U", "{proxy_user2}:{proxy_password2}", "{url2}"]
+        ),
+        FieldCase(
             id: "transfer.basic-other-host", wrong: ["python3", twoTransfers, "--carry"],
             finding: "never sends alice's credentials to the other host — 1 request(s) to a host or port other than",
             right: curlTwice(first: ["-u", "{user}:{password}"], second: ["-u", "{user2}:{password2}"])

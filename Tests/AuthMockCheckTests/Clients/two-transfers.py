@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Two transfers in one run, as a client with a connection pool and a credentials cache makes them: the first
 to AUTHMOCK_URL as AUTHMOCK_USER, the second to AUTHMOCK_URL2 as AUTHMOCK_USER2 (without credentials when it
-is unset), through AUTHMOCK_PROXY (Basic, up front) when given. --scheme basic|digest|ntlm|negotiate.
+is unset), through AUTHMOCK_PROXY when given: a tunnel to an https origin (the proxy's Basic, up front), or, to
+a plain-http origin, requests to the proxy that authenticate there with --scheme as AUTHMOCK_PROXY_USER, then
+AUTHMOCK_PROXY_USER2. --scheme basic|digest|ntlm|negotiate.
 
 Right by default: each transfer authenticates for itself, on a connection (or tunnel) of its own when the
 credentials differ. The wrong ones:
@@ -19,6 +21,10 @@ parser.add_argument("--carry", action="store_true")
 options = parser.parse_args()
 env = lambda name: os.environ.get("AUTHMOCK_" + name) or None
 domain = env("DOMAIN") or ""
+# Plain HTTP through the proxy: absolute-form targets, and the scheme is the proxy's.
+proxied = bool(env("PROXY")) and env("URL").startswith("http:")
+ask, answer_header, challenge_header = (407, "Proxy-Authorization", "Proxy-Authenticate") if proxied \
+    else (401, "Authorization", "WWW-Authenticate")
 
 
 def connect(url, proxy_user, proxy_password):
@@ -33,16 +39,17 @@ def connect(url, proxy_user, proxy_password):
             connection.set_tunnel(parts.hostname, parts.port, headers={"Proxy-Authorization": "Basic " + token})
             return connection
         return http.client.HTTPSConnection(parts.hostname, parts.port, timeout=5, context=context)
-    return http.client.HTTPConnection(parts.hostname, parts.port, timeout=5)
+    server = urllib.parse.urlsplit(env("PROXY")) if proxied else parts
+    return http.client.HTTPConnection(server.hostname, server.port, timeout=5)
 
 
 def send(connection, url, header=None):
     parts = urllib.parse.urlsplit(url)
-    target = parts.path + (("?" + parts.query) if parts.query else "")
-    connection.request("GET", target, headers={"Authorization": header} if header else {})
+    target = url if proxied else parts.path + (("?" + parts.query) if parts.query else "")
+    connection.request("GET", target, headers={answer_header: header} if header else {})
     response = connection.getresponse()
     response.read()
-    return response.status, response.getheader("WWW-Authenticate") or ""
+    return response.status, response.getheader(challenge_header) or ""
 
 
 def md4(data):
@@ -90,7 +97,7 @@ def transfer(connection, url, user, password):
         return send(connection, url, header)[0], header
     if scheme == "digest":
         status, challenge = send(connection, url)
-        if status != 401 or not challenge.startswith("Digest"):
+        if status != ask or not challenge.startswith("Digest"):
             return status, None
         header = digest(challenge, user, password, url)
         return send(connection, url, header)[0], header
@@ -99,14 +106,17 @@ def transfer(connection, url, user, password):
     status, answer = send(connection, url, token + " " + base64.b64encode(negotiate).decode())
     raw = base64.b64decode(answer.split()[1]) if answer.startswith(token + " ") else b""
     challenge = raw[raw.find(b"NTLMSSP\0"):] if b"NTLMSSP\0" in raw else b""
-    if status != 401 or not challenge:
+    if status != ask or not challenge:
         return status, None
     header = token + " " + base64.b64encode(ntlm_authenticate(challenge, user, password)).decode()
     return send(connection, url, header)[0], header
 
 
 first = connect(env("URL"), env("PROXY_USER"), env("PROXY_PASSWORD"))
-status1, header1 = transfer(first, env("URL"), env("USER"), env("PASSWORD"))
+who1, who2 = ("PROXY_USER", "PROXY_PASSWORD"), ("PROXY_USER2", "PROXY_PASSWORD2")
+if not proxied:
+    who1, who2 = ("USER", "PASSWORD"), ("USER2", "PASSWORD2")
+status1, header1 = transfer(first, env("URL"), env(who1[0]), env(who1[1]))
 if options.reuse:
     second = first
     status2 = send(second, env("URL2"))[0]
@@ -115,6 +125,6 @@ elif options.carry and header1:
     status2 = send(second, env("URL2"), header1)[0]
 else:
     second = connect(env("URL2"), env("PROXY_USER2"), env("PROXY_PASSWORD2"))
-    status2, _ = transfer(second, env("URL2"), env("USER2"), env("PASSWORD2"))
+    status2, _ = transfer(second, env("URL2"), env(who2[0]), env(who2[1]))
 print(status1, status2)
 sys.exit(0 if status1 == 200 and status2 == 200 else 1)
