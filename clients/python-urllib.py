@@ -69,8 +69,8 @@ def main():
 
     body = read_body()
 
-    def fetch():
-        request = urllib.request.Request(url, data=body, method=method)
+    def fetch(target=url):
+        request = urllib.request.Request(target, data=body, method=method)
         try:
             with opener.open(request, timeout=timeout) as response:
                 response.read()
@@ -80,7 +80,26 @@ def main():
             return e.code
 
     # PARALLEL threads share the one opener, each doing REPEAT sequential fetches.
-    return report(in_threads(fetch, repeat, parallel))
+    codes = in_threads(fetch, repeat, parallel)
+
+    url2 = env("AUTHMOCK_URL2")
+    if url2:
+        # The case's second transfer, with the same opener: the credentials given for it are added to
+        # its password managers, which urllib keys by URI (and realm), as an application adds the
+        # credentials for the next URL it opens
+        # (https://docs.python.org/3/library/urllib.request.html#urllib.request.HTTPPasswordMgr.add_password).
+        if env("AUTHMOCK_USER2") is not None:
+            if user is None:
+                passwords = urllib.request.HTTPPasswordMgrWithDefaultRealm()
+                opener.add_handler(urllib.request.HTTPBasicAuthHandler(passwords))
+                opener.add_handler(urllib.request.HTTPDigestAuthHandler(passwords))
+            passwords.add_password(None, url2, env("AUTHMOCK_USER2"), env("AUTHMOCK_PASSWORD2", ""))
+        if proxy and env("AUTHMOCK_PROXY_USER2") is not None and env("AUTHMOCK_PROXY_USER") is not None:
+            # The proxy's URI is the same: its new credentials replace the first transfer's.
+            proxy_passwords.add_password(None, proxy, env("AUTHMOCK_PROXY_USER2"), env("AUTHMOCK_PROXY_PASSWORD2", ""))
+        codes.append(fetch(url2))
+
+    return report(codes)
 
 
 if __name__ == "__main__":
