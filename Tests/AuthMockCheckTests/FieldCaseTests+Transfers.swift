@@ -18,7 +18,7 @@ extension CheckRunnerTests {
     static let transferCases: [FieldCase] = [
         FieldCase(
             id: "transfer.ntlm-second-user", wrong: ["python3", twoTransfers, "--scheme", "ntlm", "--reuse"],
-            finding: "never lets the second transfer be served as alice — 1 request(s) for /two, served as alice",
+            finding: "never lets the second transfer be served as alice — 1 request(s) for /two, served as alice, none expected: #3 GET /two → 200 ntlm.connection-authenticated as alice",
             right: curlTwice(first: ["-u", "{domain}\\{user}:{password}"], second: ["-u", "{domain}\\{user2}:{password2}"])
         ),
         FieldCase(

@@ -155,6 +155,8 @@ struct Narrator {
         }
         if let stream = entry.stream { text += " (h2 stream \(stream))" }
         text += entry.reset.map { " → RST_STREAM \($0) \(entry.verdict)" } ?? " → \(entry.status) \(entry.verdict)"
+        // Served without credentials on a connection NTLM authenticated: as whom.
+        if let user = entry.connectionUser { text += " as \(user)" }
         if let leaks = entry.leaks, !leaks.isEmpty { text += " LEAK: " + leaks.joined(separator: ", ") }
         if let hostile = entry.hostile {
             text += " (hostile: \(hostile.prefix(120))\(hostile.count > 120 ? "…" : ""))"
