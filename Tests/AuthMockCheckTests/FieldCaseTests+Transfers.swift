@@ -117,6 +117,25 @@ extension CheckRunnerTests {
         #expect(throws: ScenarioLoadError.self) { try ClientProfileLoader.load(yaml: broken, file: "curl.yaml") }
     }
 
+    /// The shipped curl profile makes the second transfer with `--next` and that transfer's own options: the
+    /// second user, the second proxy user, the CA again (`--next` resets every option).
+    @Test func curlProfileMakesTheSecondTransferWithNext() throws {
+        let path = repositoryRoot.appendingPathComponent("clients/curl.yaml").path
+        let profile = try ClientProfileLoader.load(yaml: try String(contentsOfFile: path, encoding: .utf8), file: path)
+        let values = [
+            "url": "https://localhost:1/", "url2": "https://localhost:1/two", "proxy": "http://127.0.0.1:2",
+            "proxy_user": "carrier", "proxy_password": "pigeon", "proxy_user2": "courier", "proxy_password2": "falcon",
+            "ca_file": "/ca.pem",
+        ]
+        let line = profile.commandLine(values: values, given: Set(values.keys), fetches: 1)
+        let next = try #require(line.firstIndex(of: "--next"))
+        #expect(Array(line[..<next].suffix(6)) == ["--proxy-anyauth", "-U", "carrier:pigeon", "--cacert", "/ca.pem", "https://localhost:1/"])
+        #expect(Array(line[next...]) == [
+            "--next", "-sS", "--fail", "-L", "-w", "%{http_code}\n", "-x", "http://127.0.0.1:2", "--proxy-anyauth", "-U",
+            "courier:falcon", "--cacert", "/ca.pem", "https://localhost:1/two",
+        ])
+    }
+
     /// `then:` is checked against the scenario: a second user it lacks, a proxy user without a proxy, an
     /// unknown host, and a case without the `transfers` feature.
     @Test func secondTransferMistakesArePositioned() throws {
