@@ -211,7 +211,8 @@ public struct CheckRunner: Sendable {
         do {
             result = try await ClientProcess.run(
                 command, environment: inputs.environment, directory: directory, workingDirectory: profile.directory,
-                timeout: timeout, crash: profile.crash
+                timeout: timeout, crash: profile.crash,
+                stdin: definition.request.bodyOnStdin ? directory.appendingPathComponent("body.bin").path : nil
             )
         } catch {
             try? await server.shutdown()
