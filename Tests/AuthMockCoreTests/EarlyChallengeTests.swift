@@ -37,6 +37,11 @@ struct EarlyChallengeTests {
         #expect(!open.challengesBeforeBody(request(Self.authenticate)))
         #expect(!open.challengesBeforeBody(request("NTLM !!!")))
         #expect(open.keepsConnectionAfterEarlyChallenge)
+
+        let continuing = try engine("continue")
+        #expect(!continuing.challengesBeforeBody(request(nil)), "100 Continue, and the 401 after the body")
+        #expect(!continuing.challengesBeforeBody(request(Self.negotiate)))
+        #expect(!continuing.keepsConnectionAfterEarlyChallenge)
     }
 
     @Test func unknownValueIsRefusedWithItsPlace() {

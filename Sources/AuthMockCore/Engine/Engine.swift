@@ -124,10 +124,11 @@ public struct Engine: Sendable {
     /// Whether the request will be challenged whatever its body: a protected resource, no credentials and
     /// no NTLM-authenticated connection. The shell then answers `Expect: 100-continue` with the challenge
     /// instead of `100 Continue` (RFC 9110 §10.1.1 allows it; Apache and IIS do it), so that clients meet
-    /// the case where the body they held back must be sent again with their credentials.
+    /// the case where the body they held back must be sent again with their credentials. Never with
+    /// `before-body: continue`, which has the client send its body first.
     public func challengesBeforeBody(_ request: Request) -> Bool {
-        guard !ControlPlane.isControl(request.path), let resource = scenario.resource(forPath: request.path),
-            resource.protected
+        guard scenario.unauthorized.beforeBody != .sendContinue, !ControlPlane.isControl(request.path),
+            let resource = scenario.resource(forPath: request.path), resource.protected
         else {
             return false
         }
