@@ -27,6 +27,8 @@ public struct CaseDefinition: Sendable, Equatable {
     public var timeout: Double?
     public var request: CaseRequest
     public var give: CaseInputs
+    /// Where the case sits in the leak matrix (`leak:`): the credential it offers and where it must not go.
+    public var leak: LeakRow?
     public var expectations: Expectations
 
     public init(

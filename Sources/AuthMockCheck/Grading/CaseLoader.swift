@@ -25,7 +25,7 @@ public enum CaseLoader {
     /// The keys of the case's sections, as ``ScenarioLoader/keys`` gives the scenario's: the single source
     /// for the docs and the schema test.
     public static let keys: [String: [String]] = [
-        "case": ["title", "reference", "features", "timeout", "request", "give"],
+        "case": ["title", "reference", "features", "timeout", "request", "give", "leak"],
         "case.request": ["method", "path", "body", "body-bytes", "body-stdin", "repeat", "parallel", "plain-http"],
         "case.give": ["password", "proxy-password", "ca", "pin", "cert-pin", "client-certificate", "timeout"],
         "expect": ["outcome", "outcome-grade", "implemented", "met", "checks"],
@@ -104,6 +104,7 @@ extension ScenarioReader {
             if let node = fields["timeout"] { definition.timeout = duration(node, "case.timeout") }
             if let node = fields["request"] { definition.request = caseRequest(node, context: context) }
             if let node = fields["give"] { definition.give = caseInputs(node, context: context) }
+            if let node = fields["leak"] { definition.leak = leakRow(node) }
             definition.expectations = expectations(expectEntry.value)
             return definition
         }
