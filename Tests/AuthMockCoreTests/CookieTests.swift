@@ -91,7 +91,7 @@ struct CookieTests {
 
     /// `Cookie` fields: pairs split at `;`, spaces trimmed, a value may hold `=`, several fields read in order.
     @Test func cookieFieldsAreReadAsPairs() {
-        let pairs = SetCookie.pairs(inCookieFields: ["a=1; session=s3=cr3t ;;flag", " b = 2 "])
+        let pairs = SetCookie.pairs(inCookieFields: ["a=1; session=s3=cr3t ;;flag", "\t b = 2 \t"])
         #expect(pairs.map(\.name) == ["a", "session", "", "b"])
         #expect(pairs.map(\.value) == ["1", "s3=cr3t", "flag", "2"])
         let session = SetCookie(name: "session", value: "s3cr3t")

@@ -47,7 +47,7 @@ public struct SetCookie: Sendable, Equatable {
     public static func pairs(inCookieFields fields: [String]) -> [(name: String, value: String)] {
         fields.flatMap { field in
             field.split(separator: ";", omittingEmptySubsequences: true).compactMap { piece in
-                let pair = piece.trimmingASCIIWhitespace
+                let pair = String(piece).trimmingASCIIWhitespace
                 guard !pair.isEmpty else { return nil }
                 guard let equals = pair.firstIndex(of: "=") else { return (name: "", value: String(pair)) }
                 return (
@@ -76,13 +76,13 @@ public struct SetCookie: Sendable, Equatable {
     }
 }
 
-extension StringProtocol {
-    /// Without leading and trailing spaces and tabs.
+extension String {
+    /// Without leading and trailing spaces and tabs, scalar by scalar (a blank before a combining mark
+    /// goes too, as a byte-wise reader would drop it).
     var trimmingASCIIWhitespace: String {
-        let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let first = firstIndex(where: { !isBlank($0) }), let last = lastIndex(where: { !isBlank($0) }) else {
-            return ""
-        }
-        return String(self[first...last])
+        var scalars = Substring(self).unicodeScalars[...]
+        while let first = scalars.first, first == " " || first == "\t" { scalars = scalars.dropFirst() }
+        while let last = scalars.last, last == " " || last == "\t" { scalars = scalars.dropLast() }
+        return String(scalars)
     }
 }
