@@ -80,6 +80,29 @@ extension CheckRunnerTests {
         #expect(byPort.verdict == .informational, "\(byPort.findings)")
     }
 
+    /// The two pattern keys the cookie cases brought, `cookie:` and `path:`, refuse what could never match.
+    @Test func cookieAndPathKeysRefuseBadValues() {
+        let found = AuthMockCheckTests.diagnostics(file: "c.yaml", """
+            version: 1
+            name: c
+            users: []
+            challenges: []
+            resources: [{path: /, protected: false, set-cookies: [{name: session}]}]
+            case: {title: t}
+            expect:
+              checks:
+                - that: a
+                  never: {cookie: "two words", path: account}
+                - that: b
+                  never: {cookie: session, path: "/a*b"}
+              outcome: success
+            """)
+        #expect(found.contains("c.yaml:10:23: cookie 'two words' is neither true, false nor a cookie's name — write true, false, or a name such as session"), "\(found)")
+        #expect(found.contains { $0.hasPrefix("c.yaml:10:42: path 'account' is not a request path") }, "\(found)")
+        #expect(found.contains { $0.hasPrefix("c.yaml:12:38: path '/a*b' is not a request path") }, "\(found)")
+        #expect(found.count == 3, "\(found.joined(separator: " | "))")
+    }
+
     /// Without a cookie engine a client never brings a cookie back: every cookie case is unimplemented, not a
     /// pass it did nothing for.
     @Test func aClientWithoutCookiesPassesNoCookieCase() async throws {
