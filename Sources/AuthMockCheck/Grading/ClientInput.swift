@@ -23,6 +23,7 @@ public enum ClientInput: String, CaseIterable, Sendable {
     case parallel
     case timeout
     case ntlmUserFile = "ntlm_user_file"
+    case cookieJar = "cookie_jar"
 
     /// `{cert_sha256}`.
     public var placeholder: String { "{\(rawValue)}" }

@@ -51,6 +51,9 @@ public struct JournalEntry: Sendable, Equatable, Codable {
     public var goaway: String?
     /// What made the answer hostile on purpose (a raw challenge, a corrupted NTLM CHALLENGE); absent otherwise.
     public var hostile: String?
+    /// The names of the scenario's cookies (`set-cookies:`) that the request's `Cookie` brought back, with
+    /// the value the server set; absent when none.
+    public var cookies: [String]?
 
     /// Whether this entry is an HTTP exchange (a request and the answer sent), rather than a TLS
     /// connection record or a change to a user. Status 0 without a stream reset or a GOAWAY marks the
@@ -81,7 +84,7 @@ public struct JournalEntry: Sendable, Equatable, Codable {
         case bodySHA256 = "body_sha256"
         case credentials, verdict, detail, status, challenges, tls, requests, hop, leaks, fault
         case httpProtocol = "protocol"
-        case stream, reset, goaway, hostile
+        case stream, reset, goaway, hostile, cookies
     }
 
     public init(from decoder: any Decoder) throws {
@@ -118,6 +121,7 @@ public struct JournalEntry: Sendable, Equatable, Codable {
         reset = try container.decodeIfPresent(String.self, forKey: .reset)
         goaway = try container.decodeIfPresent(String.self, forKey: .goaway)
         hostile = try container.decodeIfPresent(String.self, forKey: .hostile)
+        cookies = try container.decodeIfPresent([String].self, forKey: .cookies)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -148,6 +152,7 @@ public struct JournalEntry: Sendable, Equatable, Codable {
         try container.encodeIfPresent(reset, forKey: .reset)
         try container.encodeIfPresent(goaway, forKey: .goaway)
         try container.encodeIfPresent(hostile, forKey: .hostile)
+        try container.encodeIfPresent(cookies, forKey: .cookies)
     }
 
     public init(
