@@ -97,6 +97,9 @@ sub main {
     # passes, and its "pub" digest is over the key bits, not the SPKI the pin is of.
     # AUTHMOCK_PIN_SHA256 is ignored.
 
+    # The cookie cases: LWP keeps no cookies unless given a cookie_jar; `cookie_jar => {}` makes an
+    # in-memory HTTP::Cookies, as LWP::UserAgent's documentation shows.
+    $options{cookie_jar} = {} if input('AUTHMOCK_COOKIE_JAR');
     my $ua = AuthmockUserAgent->new(%options);
 
     if (my $timeout = input('AUTHMOCK_TIMEOUT')) {

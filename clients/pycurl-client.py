@@ -92,6 +92,11 @@ def configure(handle, url, body):
         # ...and --request METHOD names the method (PUT in body.put-expect-continue).
         handle.setopt(pycurl.CUSTOMREQUEST, method)
 
+    if env("AUTHMOCK_COOKIE_JAR"):
+        # The cookie cases: COOKIEFILE "" starts libcurl's cookie engine without reading a file
+        # (CURLOPT_COOKIEFILE's documentation), like curl's -c.
+        handle.setopt(pycurl.COOKIEFILE, "")
+
     if env("AUTHMOCK_TIMEOUT"):
         # --max-time: the whole transfer.
         handle.setopt(pycurl.TIMEOUT_MS, int(float(env("AUTHMOCK_TIMEOUT")) * 1000))

@@ -8,6 +8,7 @@ checks are all urllib's (and the ssl module's) decisions.
 Version: python3 -c 'import sys, urllib.request; print(urllib.request.__version__, sys.version.split()[0])'
 """
 import http.client
+import http.cookiejar
 import ssl
 import urllib.error
 import urllib.request
@@ -60,6 +61,11 @@ def main():
             # Client certificate and key for mutual TLS.
             context.load_cert_chain(env("AUTHMOCK_CLIENT_CERT"), env("AUTHMOCK_CLIENT_KEY"))
         handlers.append(urllib.request.HTTPSHandler(context=context))
+
+    if env("AUTHMOCK_COOKIE_JAR"):
+        # The cookie cases: urllib keeps no cookies unless given an HTTPCookieProcessor over a
+        # CookieJar (its documentation's way; http.cookiejar decides what goes where).
+        handlers.append(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
 
     # build_opener adds the defaults too, HTTPRedirectHandler among them (redirects followed).
     opener = urllib.request.build_opener(*handlers)

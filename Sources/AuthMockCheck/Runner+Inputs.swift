@@ -115,7 +115,8 @@ extension CheckRunner {
         return url
     }
 
-    /// The files a case gives, written to its directory: gss-ntlmssp's credentials file and the body.
+    /// The files a case gives, written to its directory: gss-ntlmssp's credentials file and the body; and
+    /// in the cookie cases the path of a cookie jar there, for clients whose cookie engine needs a file.
     static func addFiles(_ item: ConformanceCase, directory: URL, to values: inout [ClientInput: String]) throws {
         if let user = item.scenario.users.first, let password = values[.password] {
             // gss-ntlmssp's credentials file (DOMAIN:user:password), for clients whose Negotiate goes
@@ -127,6 +128,10 @@ extension CheckRunner {
             }
             try Data(lines.utf8).write(to: file)
             values[.ntlmUserFile] = file.path
+        }
+        if item.definition.features.contains("cookies") {
+            // Not created: a client's cookie engine writes it (curl `-c`) or reads nothing from it yet.
+            values[.cookieJar] = directory.appendingPathComponent("cookies.txt").path
         }
         if let body = item.definition.request.body {
             let file = directory.appendingPathComponent("body.bin")

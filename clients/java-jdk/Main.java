@@ -24,6 +24,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Authenticator;
+import java.net.CookieHandler;
+import java.net.CookieManager;
 import java.net.HttpURLConnection;
 import java.net.InetSocketAddress;
 import java.net.PasswordAuthentication;
@@ -121,6 +123,12 @@ public final class Main {
         // The JVM-wide default authenticator, the classic documented way
         // (https://docs.oracle.com/javase/8/docs/technotes/guides/net/http-auth.html).
         Authenticator.setDefault(new Credentials());
+        if (input("AUTHMOCK_COOKIE_JAR") != null) {
+            // The cookie cases: HttpURLConnection keeps cookies only with a system-wide CookieHandler;
+            // java.net.CookieManager is the JDK's, installed the way its documentation shows
+            // (https://docs.oracle.com/javase/tutorial/networking/cookies/cookiemanager.html).
+            CookieHandler.setDefault(new CookieManager());
+        }
         String domain = input("AUTHMOCK_DOMAIN");
         if (domain != null) {
             // NTLM's domain, the third of the three ways the JDK documents ("DOMAIN\\user" as the
@@ -200,6 +208,11 @@ public final class Main {
                 // Redirect.NORMAL, as the HttpClient class documentation's example builds its
                 // client (the builder's own default is NEVER): follow, except https -> http.
                 .followRedirects(HttpClient.Redirect.NORMAL);
+        if (input("AUTHMOCK_COOKIE_JAR") != null) {
+            // The cookie cases: an HttpClient keeps no cookies unless given a CookieHandler
+            // (HttpClient.Builder.cookieHandler); java.net.CookieManager is the JDK's.
+            builder.cookieHandler(new CookieManager());
+        }
         // version(): left at the default (HTTP_2, falling back to HTTP/1.1).
         InetSocketAddress proxyAddress = proxyAddress();
         // HttpClient.Builder.NO_PROXY when no proxy is given: without proxy(), the client would

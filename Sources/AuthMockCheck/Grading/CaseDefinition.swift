@@ -50,7 +50,8 @@ public struct CaseDefinition: Sendable, Equatable {
     /// The features the runner knows; the loader refuses others, so that a typo cannot skip a case silently.
     public static let knownFeatures = [
         "basic", "digest", "ntlm", "negotiate", "proxy", "connect", "tls", "custom-ca", "pinning", "cert-pinning",
-        "client-certificate", "redirects", "body", "parallel", "repeat", "timeout", "h2", "stream-body", "transfers",
+        "client-certificate", "redirects", "body", "parallel", "repeat", "timeout", "h2", "stream-body", "cookies",
+        "subdomains", "transfers",
     ]
 }
 

@@ -23,6 +23,7 @@ public enum ClientInput: String, CaseIterable, Sendable {
     case parallel
     case timeout
     case ntlmUserFile = "ntlm_user_file"
+    case cookieJar = "cookie_jar"
     /// The second transfer of a case with `then:` (its URL, and the credentials it is made with).
     case url2
     case user2

@@ -153,6 +153,7 @@ struct Narrator {
         {
             text += " Host: \(host)"
         }
+        if let cookies = entry.cookies, !cookies.isEmpty { text += " Cookie: " + cookies.joined(separator: ", ") }
         if let stream = entry.stream { text += " (h2 stream \(stream))" }
         text += entry.reset.map { " → RST_STREAM \($0) \(entry.verdict)" } ?? " → \(entry.status) \(entry.verdict)"
         // Served without credentials on a connection NTLM authenticated: as whom.

@@ -93,12 +93,16 @@ enum PatternKeys {
                 authority == .same ? "to \(caseAuthority)" : "to a host or port other than \(caseAuthority)"
             }
         ),
-        // The path the request asked for (its target without the query; a proxy's absolute-form target too):
-        // tells a case's second transfer (`then.path`) from its first.
+        // The request's path, without its query: exact (`/accounting`), or a prefix ending in `*` (`/account/*`);
+        // a proxy's absolute-form target counts by its path. Tells a case's second transfer (`then.path`) too.
         PatternKey(
             "path", read: readPath,
-            matches: { path, entry, _ in entry.target.map(Self.path(of:)) == path },
-            words: { path, _ in "for \(path)" }
+            matches: { wanted, entry, _ in
+                guard let target = entry.target else { return false }
+                let path = Self.path(of: target)
+                return wanted.hasSuffix("*") ? path.hasPrefix(wanted.dropLast()) : path == wanted
+            },
+            words: { wanted, _ in "for \(wanted)" }
         ),
         // The user the request's credentials name, accepted or not (Basic's, Digest's, NTLM's AUTHENTICATE).
         PatternKey(
@@ -161,6 +165,23 @@ enum PatternKeys {
                 switch wanted {
                 case .any(let carried): carried ? "carrying a credential header" : "carrying no credential header"
                 case .named(let name): "carrying a credential in \(name)"
+                }
+            }
+        ),
+        // Whether the request's `Cookie` brought back a cookie the scenario's resources set (`set-cookies:`),
+        // with its value: the journal's `cookies`; `true`, `false`, or a cookie's name.
+        PatternKey(
+            "cookie", read: readCookie,
+            matches: { wanted, entry, _ in
+                switch wanted {
+                case .any(let carried): (entry.cookies?.isEmpty == false) == carried
+                case .named(let name): entry.cookies?.contains(name) == true
+                }
+            },
+            words: { wanted, _ in
+                switch wanted {
+                case .any(let carried): carried ? "bringing back a cookie it was set" : "bringing back no cookie"
+                case .named(let name): "bringing back the cookie \(name)"
                 }
             }
         ),
@@ -274,10 +295,27 @@ enum PatternKeys {
         return nil
     }
 
+    /// A path as a resource names one: starting with `/`, a `*` only at its end, no query.
     private static func readPath(_ reader: ScenarioReader, _ node: Node, _ field: String) -> String? {
-        guard let text = reader.string(node, field) else { return nil }
-        if text.hasPrefix("/"), !text.contains("?") { return text }
-        reader.report(node, "path '\(text)' must start with '/' and hold no query", hint: "e.g. /two")
+        guard let path = reader.string(node, field) else { return nil }
+        if path.hasPrefix("/"), !path.dropLast().contains("*"), !path.contains("?") { return path }
+        reader.report(
+            node, "path '\(path)' is not a request path", hint: "write /accounting, or /account/* for a prefix"
+        )
+        return nil
+    }
+
+    /// `true`, `false`, or the name of a cookie (an HTTP token).
+    private static func readCookie(_ reader: ScenarioReader, _ node: Node, _ field: String) -> EntryPattern.Cookie? {
+        if case .scalar(let scalar) = node, scalar.style == .plain, ["true", "false"].contains(scalar.string) {
+            return .any(scalar.string == "true")
+        }
+        guard let name = reader.string(node, field) else { return nil }
+        if ScenarioReader.isToken(name) { return .named(name) }
+        reader.report(
+            node, "cookie '\(name)' is neither true, false nor a cookie's name",
+            hint: "write true, false, or a name such as session"
+        )
         return nil
     }
 

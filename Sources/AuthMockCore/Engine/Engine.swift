@@ -52,6 +52,8 @@ public struct Engine: Sendable {
     let hostileChallenges: String?
     /// Whether any user's password is a crypt(3) hash (checked off the event loop, see `slowPasswordCheck`).
     let hasCryptHashes: Bool
+    /// The cookies the scenario's resources set, which the journal looks for in `Cookie` (`cookies`).
+    let serverCookies: [SetCookie]
 
     /// What changes while the scenario is served, for every connection alike: users, nonces, timeline.
     var scenarioState: ScenarioState
@@ -62,12 +64,12 @@ public struct Engine: Sendable {
         EngineState(rememberedNonces: scenarioState.nonces.count, ntlmConnections: connections.ntlmCount)
     }
 
-    /// URLs the shell bound, for `{url}`, `{other_host_url}`, `{http_url}` and `{second_url}` in resource
-    /// headers (a redirect's `Location`).
+    /// URLs the shell bound, for `{url}`, `{other_host_url}`, `{http_url}`, `{second_url}`, and with
+    /// `subdomains: true` `{subdomain_url}` and `{sibling_url}`, in resource headers (a redirect's `Location`).
     public private(set) var links: [String: String] = [:]
 
     /// The names resource headers may use as `{name}`.
-    public static let linkNames = ["url", "other_host_url", "http_url", "second_url"]
+    public static let linkNames = ["url", "other_host_url", "http_url", "second_url", "subdomain_url", "sibling_url"]
 
     public mutating func setLinks(_ links: [String: String]) {
         self.links = links.filter { Self.linkNames.contains($0.key) }
@@ -88,6 +90,7 @@ public struct Engine: Sendable {
         self.schemeOptions = Self.schemeOptions(of: scenario)
         self.hostileChallenges = Self.hostileChallenges(of: scenario)
         self.hasCryptHashes = scenario.users.contains { if case .crypt? = $0.stored { true } else { false } }
+        self.serverCookies = scenario.setCookies
         self.scenarioState = ScenarioState(
             nonces: NonceStore(capacity: scenario.nonce.remember), users: scenario.users.map { UserRecord(user: $0) }
         )

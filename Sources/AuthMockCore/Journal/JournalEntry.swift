@@ -51,6 +51,9 @@ public struct JournalEntry: Sendable, Equatable, Codable {
     public var goaway: String?
     /// What made the answer hostile on purpose (a raw challenge, a corrupted NTLM CHALLENGE); absent otherwise.
     public var hostile: String?
+    /// The names of the scenario's cookies (`set-cookies:`) that the request's `Cookie` brought back, with
+    /// the value the server set; absent when none.
+    public var cookies: [String]?
     /// A request granted without credentials on a connection NTLM or Negotiate authenticated
     /// (`ntlm.connection-authenticated`): the user the connection was authenticated as, whom the request was
     /// served as. Absent otherwise (a request that carried accepted credentials names its user in them).
@@ -85,7 +88,7 @@ public struct JournalEntry: Sendable, Equatable, Codable {
         case bodySHA256 = "body_sha256"
         case credentials, verdict, detail, status, challenges, tls, requests, hop, leaks, fault
         case httpProtocol = "protocol"
-        case stream, reset, goaway, hostile
+        case stream, reset, goaway, hostile, cookies
         case connectionUser = "connection_user"
     }
 
@@ -123,6 +126,7 @@ public struct JournalEntry: Sendable, Equatable, Codable {
         reset = try container.decodeIfPresent(String.self, forKey: .reset)
         goaway = try container.decodeIfPresent(String.self, forKey: .goaway)
         hostile = try container.decodeIfPresent(String.self, forKey: .hostile)
+        cookies = try container.decodeIfPresent([String].self, forKey: .cookies)
         connectionUser = try container.decodeIfPresent(String.self, forKey: .connectionUser)
     }
 
@@ -154,6 +158,7 @@ public struct JournalEntry: Sendable, Equatable, Codable {
         try container.encodeIfPresent(reset, forKey: .reset)
         try container.encodeIfPresent(goaway, forKey: .goaway)
         try container.encodeIfPresent(hostile, forKey: .hostile)
+        try container.encodeIfPresent(cookies, forKey: .cookies)
         try container.encodeIfPresent(connectionUser, forKey: .connectionUser)
     }
 

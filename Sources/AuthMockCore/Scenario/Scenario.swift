@@ -31,6 +31,29 @@ public struct Scenario: Sendable, Equatable {
     public var faults: [Fault] = []
     /// HTTP/2 on the origin's listeners (off by default).
     public var http2 = HTTP2Policy()
+    /// Serve under loopback names (`subdomains: true`): the URL is `authmock.localhost`, and
+    /// `{subdomain_url}` and `{sibling_url}` name the same listener as another host (``HostNames``).
+    public var subdomains = false
+
+    /// The names a `subdomains: true` scenario is reached by. Every `*.localhost` name is loopback
+    /// (RFC 6761 §6.3): curl resolves them itself, glibc with the `myhostname` NSS module.
+    public enum HostNames {
+        /// The first host: the URL clients are given.
+        public static let first = "authmock.localhost"
+        /// A subdomain of the first host (`{subdomain_url}`), which a cookie for `Domain=authmock.localhost`
+        /// reaches.
+        public static let subdomain = "sub.authmock.localhost"
+        /// Another host under the first host's parent (`{sibling_url}`): a name the first one's cookies never reach.
+        public static let sibling = "sibling.localhost"
+        public static let all = [first, subdomain, sibling]
+    }
+
+    /// Every cookie the scenario's resources set, each name and value once: what the journal looks for.
+    public var setCookies: [SetCookie] {
+        resources.flatMap(\.setCookies).reduce(into: []) { all, cookie in
+            if !all.contains(where: { $0.name == cookie.name && $0.value == cookie.value }) { all.append(cookie) }
+        }
+    }
 
     public init(
         name: String,
@@ -244,6 +267,8 @@ public struct Resource: Sendable, Equatable {
     public var headers: [HeaderField]
     /// The schemes of the scenario's challenges this resource offers and accepts (`[Digest]`); nil: all.
     public var schemes: [String]?
+    /// Cookies its granted answers set, one `Set-Cookie` field each (`set-cookies:`).
+    public var setCookies: [SetCookie] = []
 
     /// Whether this resource offers (and accepts) the scheme.
     public func offers(_ scheme: String) -> Bool {

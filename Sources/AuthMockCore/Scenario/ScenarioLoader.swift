@@ -60,7 +60,8 @@ public enum ScenarioLoader {
     public static let keys: [String: [String]] = [
         "scenario": [
             "version", "name", "description", "realm", "users", "challenges", "challenge-style", "nonce",
-            "unauthorized", "resources", "tls", "timeline", "proxy", "second-port", "faults", "http2", "case", "expect",
+            "unauthorized", "resources", "tls", "timeline", "proxy", "second-port", "subdomains", "faults", "http2",
+            "case", "expect",
         ],
         "http2": ["mode", "connection-auth"],
         "user": ["name", "password", "domain"],
@@ -75,7 +76,8 @@ public enum ScenarioLoader {
         "nonce": ["lifetime", "max-uses", "strict-nc", "remember", "stale-first", "size"],
         "unauthorized": ["challenge", "body", "content-type", "chunked", "close", "before-body"],
         "proxy.unauthorized": ["challenge", "body", "content-type", "chunked", "close", "status"],
-        "resource": ["path", "protected", "status", "body", "content-type", "headers", "schemes"],
+        "resource": ["path", "protected", "status", "body", "content-type", "headers", "set-cookies", "schemes"],
+        "set-cookie": ["name", "value", "domain", "path", "secure", "http-only"],
         "tls": [
             "identity", "key", "hosts", "intermediate", "client-certificate", "plain-http", "rotate", "min-version",
             "max-version",

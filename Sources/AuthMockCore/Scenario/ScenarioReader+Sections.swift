@@ -99,6 +99,7 @@ extension ScenarioReader {
                 resource.contentType = headerValue(node, "content-type") ?? resource.contentType
             }
             if let node = fields["headers"] { resource.headers = headers(node) }
+            if let node = fields["set-cookies"] { resource.setCookies = setCookies(node) }
             if let node = fields["schemes"] {
                 resource.schemes = resourceSchemes(node, challenges: challenges, protected: protected)
             }
