@@ -120,6 +120,12 @@ sub main {
         $ua->proxy([qw(http https)], $proxy);
     }
 
+    # A header the application sets itself: LWP::UserAgent's default_header, sent on every request
+    # (https://metacpan.org/pod/LWP::UserAgent#default_header). LWP reads no netrc for HTTP.
+    if (my $name = input('AUTHMOCK_HEADER_NAME')) {
+        $ua->default_header($name => input('AUTHMOCK_HEADER_VALUE') // '');
+    }
+
     my $body;
     if (my $file = input('AUTHMOCK_BODY_FILE')) {
         open(my $fh, '<:raw', $file) or die "cannot open $file: $!\n";

@@ -26,8 +26,12 @@ public enum CaseLoader {
     /// for the docs and the schema test.
     public static let keys: [String: [String]] = [
         "case": ["title", "reference", "features", "timeout", "request", "give"],
-        "case.request": ["method", "path", "body", "body-bytes", "repeat", "parallel", "plain-http"],
-        "case.give": ["password", "proxy-password", "ca", "pin", "cert-pin", "client-certificate", "timeout"],
+        "case.request": ["method", "path", "body", "body-bytes", "repeat", "parallel", "plain-http", "userinfo"],
+        "case.give": [
+            "password", "proxy-password", "ca", "pin", "cert-pin", "client-certificate", "timeout", "credentials-in",
+            "header", "netrc",
+        ],
+        "case.give.netrc": ["machine", "login", "password"],
         "expect": ["outcome", "implemented", "met", "checks"],
         "check": ["that", "grade", "sequence", "never", "at-most", "at-least", "of", "after", "observe"],
         "pattern": PatternKeys.all.map(\.name),
@@ -157,6 +161,9 @@ extension ScenarioReader {
                 )
             }
         }
+        if let node = fields["userinfo"] {
+            request.userinfo = choice(node, "case.request.userinfo", CaseRequest.Userinfo.self)
+        }
         return request
     }
 
@@ -213,6 +220,7 @@ extension ScenarioReader {
             inputs.clientCertificate = bool(node, "case.give.client-certificate") ?? false
         }
         if let node = fields["timeout"] { inputs.timeout = duration(node, "case.give.timeout") }
+        credentialInputs(fields, hasUsers: context.hasUsers, into: &inputs)
         return inputs
     }
 
