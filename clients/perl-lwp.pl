@@ -120,10 +120,12 @@ sub main {
         $ua->proxy([qw(http https)], $proxy);
     }
 
-    # A header the application sets itself: LWP::UserAgent's default_header, sent on every request
-    # (https://metacpan.org/pod/LWP::UserAgent#default_header). LWP reads no netrc for HTTP.
+    # A header the application sets itself, on the request: HTTP::Request->new($method, $url, $header)
+    # (https://metacpan.org/pod/HTTP::Request#new); not the user agent's default_header, which is meant
+    # for every request to every host. LWP reads no netrc for HTTP.
+    my @header;
     if (my $name = input('AUTHMOCK_HEADER_NAME')) {
-        $ua->default_header($name => input('AUTHMOCK_HEADER_VALUE') // '');
+        @header = ($name => input('AUTHMOCK_HEADER_VALUE') // '');
     }
 
     my $body;
@@ -139,7 +141,7 @@ sub main {
     my (@codes, $ok);
     $ok = 1;
     for (1 .. $repeat) {
-        my $request = HTTP::Request->new($method => $url);
+        my $request = HTTP::Request->new($method => $url, [@header]);
         $request->content($body) if defined $body;
         my $response = $ua->request($request);
         push @codes, $response->code;

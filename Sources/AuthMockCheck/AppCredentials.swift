@@ -16,13 +16,6 @@ enum AppCredentials {
         insertUserinfo(escape(user) + ":" + escape(password), into: url)
     }
 
-    /// The URL with the other loopback name as user and an empty password, `http://localhost:@127.0.0.1:P/`:
-    /// the shape of requests CVE-2024-47081, where `netloc.split(":")[0]` took the user for the host.
-    static func withOtherHostAsUser(_ url: String) -> String {
-        guard let host = URLComponents(string: url)?.host else { return url }
-        return insertUserinfo(otherLoopbackName(host) + ":", into: url)
-    }
-
     /// `localhost` ↔ `127.0.0.1`: the other name of the same server (`{other_host_url}`).
     static func otherLoopbackName(_ host: String) -> String {
         host == "localhost" ? "127.0.0.1" : "localhost"
@@ -52,7 +45,11 @@ enum AppCredentials {
     }
 
     private static func escape(_ text: String) -> String {
-        let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-        return text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
     }
+
+    /// RFC 3986 §2.3.
+    private static let unreserved = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
+    )
 }

@@ -82,14 +82,11 @@ extension CheckRunner {
 
     /// Moves the user's credentials where the case says the application supplies them (`credentials-in:`):
     /// into a header, the URL's userinfo or a netrc file written to the case's directory, instead of
-    /// `{user}`/`{password}`. Also rewrites the URL a case asks for with a userinfo of its own.
+    /// `{user}`/`{password}`.
     static func placeCredentials(
         _ item: ConformanceCase, directory: URL, in values: inout [ClientInput: String]
     ) throws {
         let give = item.definition.give
-        if item.definition.request.userinfo == .otherHost, let url = values[.url] {
-            values[.url] = AppCredentials.withOtherHostAsUser(url)
-        }
         guard give.credentialsIn != .arguments, let user = values[.user], let password = values[.password] else {
             return
         }

@@ -65,13 +65,6 @@ public struct CaseRequest: Sendable, Equatable {
     /// Fetch from the scenario's plain HTTP listener (`tls.plain-http`) instead of its HTTPS one: for a
     /// redirect from `http://` to `https://`.
     public var plainHTTP = false
-    /// A userinfo the URL carries whatever the credentials (`userinfo: other-host`): the other loopback name
-    /// as user and an empty password, `http://localhost:@127.0.0.1:P/`, the URL of requests CVE-2024-47081.
-    public var userinfo: Userinfo?
-
-    public enum Userinfo: String, Sendable, Equatable, CaseIterable {
-        case otherHost = "other-host"
-    }
 
     public init(
         method: String = "GET", path: String = "/", body: [UInt8]? = nil, repeatCount: Int = 1, parallel: Int = 1

@@ -43,7 +43,9 @@ extension ScenarioReader {
             }
             if let items = sequence(node, "case.give.netrc") {
                 if items.isEmpty {
-                    report(node, "case.give.netrc is an empty list", hint: "give at least one entry, e.g. {machine: first}")
+                    report(
+                        node, "case.give.netrc is an empty list", hint: "give at least one entry, e.g. {machine: first}"
+                    )
                 }
                 inputs.netrc = items.compactMap(netrcEntry)
             }

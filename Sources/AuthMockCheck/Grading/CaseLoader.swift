@@ -26,7 +26,7 @@ public enum CaseLoader {
     /// for the docs and the schema test.
     public static let keys: [String: [String]] = [
         "case": ["title", "reference", "features", "timeout", "request", "give"],
-        "case.request": ["method", "path", "body", "body-bytes", "repeat", "parallel", "plain-http", "userinfo"],
+        "case.request": ["method", "path", "body", "body-bytes", "repeat", "parallel", "plain-http"],
         "case.give": [
             "password", "proxy-password", "ca", "pin", "cert-pin", "client-certificate", "timeout", "credentials-in",
             "header", "netrc",
@@ -160,9 +160,6 @@ extension ScenarioReader {
                     hint: "add `plain-http: true` under `tls:`"
                 )
             }
-        }
-        if let node = fields["userinfo"] {
-            request.userinfo = choice(node, "case.request.userinfo", CaseRequest.Userinfo.self)
         }
         return request
     }

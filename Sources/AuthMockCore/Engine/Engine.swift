@@ -62,12 +62,12 @@ public struct Engine: Sendable {
         EngineState(rememberedNonces: scenarioState.nonces.count, ntlmConnections: connections.ntlmCount)
     }
 
-    /// URLs the shell bound, for `{url}`, `{other_host_url}`, `{http_url}` and `{second_url}` in resource
-    /// headers (a redirect's `Location`).
+    /// URLs the shell bound, for `{url}`, `{other_host_url}`, `{http_url}`, `{second_url}` and
+    /// `{other_host_userinfo_url}` in resource headers (a redirect's `Location`).
     public private(set) var links: [String: String] = [:]
 
     /// The names resource headers may use as `{name}`.
-    public static let linkNames = ["url", "other_host_url", "http_url", "second_url"]
+    public static let linkNames = ["url", "other_host_url", "http_url", "second_url", "other_host_userinfo_url"]
 
     public mutating func setLinks(_ links: [String: String]) {
         self.links = links.filter { Self.linkNames.contains($0.key) }
