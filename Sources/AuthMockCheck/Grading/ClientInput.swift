@@ -24,6 +24,11 @@ public enum ClientInput: String, CaseIterable, Sendable {
     case timeout
     case ntlmUserFile = "ntlm_user_file"
     case cookieJar = "cookie_jar"
+    case header
+    case headerName = "header_name"
+    case headerValue = "header_value"
+    case netrcFile = "netrc_file"
+    case home
 
     /// `{cert_sha256}`.
     public var placeholder: String { "{\(rawValue)}" }
