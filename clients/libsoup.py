@@ -109,6 +109,10 @@ def main():
                 loop.quit()
             return
         msg = Soup.Message.new(method, url)
+        # A header the application sets itself, in the message's request headers
+        # (https://libsoup.org/libsoup-3.0/method.MessageHeaders.append.html).
+        if env("AUTHMOCK_HEADER_NAME"):
+            msg.get_request_headers().append(env("AUTHMOCK_HEADER_NAME"), env("AUTHMOCK_HEADER_VALUE", ""))
         msg.connect("authenticate", authenticate)
         if client_certificate is not None:
             msg.connect("request-certificate", request_certificate)

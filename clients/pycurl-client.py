@@ -18,6 +18,8 @@ The adapter sets libcurl's own options, the ones the `curl` profile's command li
   -T -                     UPLOAD, READFUNCTION reading standard input (AUTHMOCK_BODY_STDIN), no SEEKFUNCTION
   --max-time T             TIMEOUT_MS
   --parallel               a CurlMulti (curl_multi_*), one easy handle per parallel fetch
+  -H "Name: value"         HTTPHEADER (a header the application sets itself)
+  --netrc-file F           NETRC = NETRC_OPTIONAL, NETRC_FILE = F
   --next … URL2            the same easy handle again, its URL and credentials changed
 Which scheme is answered, how often, the redirects, the TLS checks and the pin comparison are
 libcurl's own decisions; the adapter never looks at a challenge.
@@ -55,6 +57,15 @@ def configure(handle, url, body):
         # PycURL accepts only ASCII str; other text is passed as bytes, encoded by the caller
         # (https://pycurl.io/docs/latest/unicode.html). UTF-8, the bytes `curl -u` gets from argv.
         handle.setopt(pycurl.USERPWD, (name + ":" + env("AUTHMOCK_PASSWORD", "")).encode())
+
+    # A header the application sets itself (https://curl.se/libcurl/c/CURLOPT_HTTPHEADER.html).
+    if env("AUTHMOCK_HEADER"):
+        handle.setopt(pycurl.HTTPHEADER, [env("AUTHMOCK_HEADER").encode()])
+    # Credentials from a netrc file: NETRC_OPTIONAL is what `curl --netrc-file` sets
+    # (https://curl.se/libcurl/c/CURLOPT_NETRC.html, https://curl.se/libcurl/c/CURLOPT_NETRC_FILE.html).
+    if env("AUTHMOCK_NETRC_FILE"):
+        handle.setopt(pycurl.NETRC, pycurl.NETRC_OPTIONAL)
+        handle.setopt(pycurl.NETRC_FILE, env("AUTHMOCK_NETRC_FILE"))
 
     proxy = env("AUTHMOCK_PROXY")
     if proxy:

@@ -74,9 +74,11 @@ def main():
     timeout = float(env("AUTHMOCK_TIMEOUT")) if env("AUTHMOCK_TIMEOUT") else None
 
     body = read_body()
+    # A header the application sets itself: Request's `headers=` (urllib has no netrc support).
+    headers = {env("AUTHMOCK_HEADER_NAME"): env("AUTHMOCK_HEADER_VALUE", "")} if env("AUTHMOCK_HEADER_NAME") else {}
 
     def fetch(target=url):
-        request = urllib.request.Request(target, data=body, method=method)
+        request = urllib.request.Request(target, data=body, headers=headers, method=method)
         try:
             with opener.open(request, timeout=timeout) as response:
                 response.read()

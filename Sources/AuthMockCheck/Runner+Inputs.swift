@@ -26,6 +26,7 @@ extension CheckRunner {
         var values = Self.requestValues(item, server: server)
         Self.addUserValues(item, server: server, to: &values)
         Self.addSecondTransfer(item, server: server, to: &values)
+        try Self.placeCredentials(item, directory: directory, in: &values)
         if let tls = server.tls {
             try Self.addTLSValues(tls, give: item.definition.give, to: &values)
         }
@@ -113,6 +114,42 @@ extension CheckRunner {
             return url.replacingOccurrences(of: name, with: other)
         }
         return url
+    }
+
+    /// Moves the user's credentials where the case says the application supplies them (`credentials-in:`):
+    /// into a header, the URL's userinfo or a netrc file written to the case's directory, instead of
+    /// `{user}`/`{password}`.
+    static func placeCredentials(
+        _ item: ConformanceCase, directory: URL, in values: inout [ClientInput: String]
+    ) throws {
+        let give = item.definition.give
+        guard give.credentialsIn != .arguments, let user = values[.user], let password = values[.password] else {
+            return
+        }
+        values[.user] = nil
+        values[.password] = nil
+        switch give.credentialsIn {
+        case .arguments:
+            break
+        case .header:
+            let value = AppCredentials.headerValue(name: give.header, user: user, password: password)
+            values[.header] = "\(give.header): \(value)"
+            values[.headerName] = give.header
+            values[.headerValue] = value
+        case .userinfo:
+            values[.url] = values[.url].map { AppCredentials.withUserinfo($0, user: user, password: password) }
+        case .netrc:
+            let host = values[.url].flatMap { URLComponents(string: $0)?.host } ?? "127.0.0.1"
+            let home = directory.appendingPathComponent("home")
+            try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+            let file = home.appendingPathComponent(".netrc")
+            let text = AppCredentials.netrc(give.netrc, firstHost: host, user: user, password: password)
+            try Data(text.utf8).write(to: file)
+            // Readable by its owner only: Python's netrc module refuses a ~/.netrc others can read.
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+            values[.netrcFile] = file.path
+            values[.home] = home.path
+        }
     }
 
     /// The files a case gives, written to its directory: gss-ntlmssp's credentials file and the body; and

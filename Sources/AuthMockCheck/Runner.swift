@@ -244,10 +244,12 @@ public struct CheckRunner: Sendable {
         timeout: Double
     ) -> CaseReport {
         let definition = item.definition
+        // A header the case gives as the credential is one, whatever its name (an API key).
+        let given = definition.give.credentialsIn == .header ? [definition.give.header] : []
         let judge = Judge(
             expectations: definition.expectations, authority: inputs.authority,
             bodySHA256: definition.request.body.map(Judge.sha256Hex), timeout: timeout,
-            shown: item.scenario.tls?.shownToClients, credentialHeaders: profile.credentialHeaders
+            shown: item.scenario.tls?.shownToClients, credentialHeaders: profile.credentialHeaders + given
         )
         var judgement = judge.judge(journal, outcome: outcome)
         // A gate the journal does not meet is settled by the whole run: judge both ways now.

@@ -158,6 +158,11 @@ func main() {
 		if hasUser {
 			request.SetBasicAuth(user, password)
 		}
+		// A header the application sets itself (https://pkg.go.dev/net/http#Header.Set). Go reads no
+		// netrc; credentials in the URL's userinfo it sends as Basic by itself.
+		if name, ok := input("AUTHMOCK_HEADER_NAME"); ok {
+			request.Header.Set(name, os.Getenv("AUTHMOCK_HEADER_VALUE"))
+		}
 		response, err := client.Do(request)
 		if err != nil {
 			return 0, err

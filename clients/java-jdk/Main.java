@@ -153,6 +153,10 @@ public final class Main {
             }
             // Redirects: left at the default, setInstanceFollowRedirects(true) (same protocol only).
             connection.setRequestMethod(method);
+            // A header the application sets itself (URLConnection.setRequestProperty).
+            if (input("AUTHMOCK_HEADER_NAME") != null) {
+                connection.setRequestProperty(input("AUTHMOCK_HEADER_NAME"), input("AUTHMOCK_HEADER_VALUE", ""));
+            }
             if (body != null) {
                 // Not in streaming mode: HttpURLConnection keeps the body so that it can send it
                 // again after a 401/407.
@@ -204,7 +208,6 @@ public final class Main {
     static List<Integer> runHttpClient(String url, String method, byte[] body, Integer timeoutMillis,
                                        int repeat, int parallel) throws Exception {
         HttpClient.Builder builder = HttpClient.newBuilder()
-                .authenticator(new Credentials())
                 // Redirect.NORMAL, as the HttpClient class documentation's example builds its
                 // client (the builder's own default is NEVER): follow, except https -> http.
                 .followRedirects(HttpClient.Redirect.NORMAL);
@@ -212,6 +215,11 @@ public final class Main {
             // The cookie cases: an HttpClient keeps no cookies unless given a CookieHandler
             // (HttpClient.Builder.cookieHandler); java.net.CookieManager is the JDK's.
             builder.cookieHandler(new CookieManager());
+        }
+        // An Authenticator when there are credentials to give it: with one set, the client drops an
+        // Authorization header the application set itself (an application that sets it has none).
+        if (input("AUTHMOCK_USER") != null || input("AUTHMOCK_PROXY_USER") != null) {
+            builder.authenticator(new Credentials());
         }
         // version(): left at the default (HTTP_2, falling back to HTTP/1.1).
         InetSocketAddress proxyAddress = proxyAddress();
@@ -233,6 +241,10 @@ public final class Main {
         if (timeoutMillis != null) {
             // How long to wait for the response (its headers) at most.
             request.timeout(Duration.ofMillis(timeoutMillis));
+        }
+        // A header the application sets itself (HttpRequest.Builder.header).
+        if (input("AUTHMOCK_HEADER_NAME") != null) {
+            request.header(input("AUTHMOCK_HEADER_NAME"), input("AUTHMOCK_HEADER_VALUE", ""));
         }
         HttpRequest req = request.build();
 

@@ -51,7 +51,7 @@ public struct CaseDefinition: Sendable, Equatable {
     public static let knownFeatures = [
         "basic", "digest", "ntlm", "negotiate", "proxy", "connect", "tls", "custom-ca", "pinning", "cert-pinning",
         "client-certificate", "redirects", "body", "parallel", "repeat", "timeout", "h2", "stream-body", "cookies",
-        "subdomains", "transfers",
+        "subdomains", "custom-header", "userinfo", "netrc", "transfers",
     ]
 }
 
@@ -148,6 +148,54 @@ public struct CaseInputs: Sendable, Equatable {
     public var clientCertificate: Bool
     /// Seconds the client should wait for an answer at most (`{timeout}`); nil gives none.
     public var timeout: Double?
+    /// Where the user's credentials go (`credentials-in:`): `{user}`/`{password}`, a header the application
+    /// sets, the URL's userinfo, or a netrc file.
+    public var credentialsIn: CredentialPlace = .arguments
+    /// The header that carries them with `credentials-in: header` (`header:`): `Authorization` and
+    /// `Proxy-Authorization` get Basic of the user's credentials, any other name (an API key) the password.
+    public var header = "Authorization"
+    /// The netrc file's entries with `credentials-in: netrc` (`netrc:`), in order.
+    public var netrc: [NetrcEntry] = [NetrcEntry()]
+
+    public enum CredentialPlace: String, Sendable, Equatable, CaseIterable {
+        /// `{user}` and `{password}`: the client's own authentication API.
+        case arguments
+        /// `{header}`: a header the application sets itself; no `{user}`/`{password}`.
+        case header
+        /// In `{url}` as `user:password@` (percent-encoded); no `{user}`/`{password}`.
+        case userinfo
+        /// In `{netrc_file}` (and `.netrc` in `{home}`); no `{user}`/`{password}`.
+        case netrc
+    }
+
+    /// One entry of the netrc file the runner writes.
+    public struct NetrcEntry: Sendable, Equatable {
+        public enum Machine: String, Sendable, Equatable, CaseIterable {
+            /// The host of the case's URL.
+            case first
+            /// The other loopback name (`localhost` ↔ `127.0.0.1`), where `{other_host_url}` leads.
+            case other
+            /// netrc's `default` entry, for any machine not named.
+            case `default`
+        }
+
+        public enum Part: String, Sendable, Equatable, CaseIterable {
+            /// The user's name, or the case's password (right or wrong, as `password:` says).
+            case right
+            /// Left out of the entry.
+            case none
+        }
+
+        public var machine: Machine
+        public var login: Part
+        public var password: Part
+
+        public init(machine: Machine = .first, login: Part = .right, password: Part = .right) {
+            self.machine = machine
+            self.login = login
+            self.password = password
+        }
+    }
 
     public init(
         password: Secret = .right, proxyPassword: Secret = .right, ca: Bool = true, pin: Pin = .none,

@@ -28,7 +28,11 @@ public enum CaseLoader {
         "case": ["title", "reference", "features", "timeout", "request", "give", "leak", "then"],
         "case.then": ["path", "host", "as", "proxy-as"],
         "case.request": ["method", "path", "body", "body-bytes", "body-stdin", "repeat", "parallel", "plain-http"],
-        "case.give": ["password", "proxy-password", "ca", "pin", "cert-pin", "client-certificate", "timeout"],
+        "case.give": [
+            "password", "proxy-password", "ca", "pin", "cert-pin", "client-certificate", "timeout", "credentials-in",
+            "header", "netrc",
+        ],
+        "case.give.netrc": ["machine", "login", "password"],
         "expect": ["outcome", "outcome-grade", "implemented", "met", "checks"],
         "check": ["that", "grade", "sequence", "never", "at-most", "at-least", "of", "after", "observe"],
         "pattern": PatternKeys.all.map(\.name),
@@ -237,6 +241,7 @@ extension ScenarioReader {
             inputs.clientCertificate = bool(node, "case.give.client-certificate") ?? false
         }
         if let node = fields["timeout"] { inputs.timeout = duration(node, "case.give.timeout") }
+        credentialInputs(fields, hasUsers: context.hasUsers, into: &inputs)
         return inputs
     }
 

@@ -24,6 +24,11 @@ public enum ClientInput: String, CaseIterable, Sendable {
     case timeout
     case ntlmUserFile = "ntlm_user_file"
     case cookieJar = "cookie_jar"
+    case header
+    case headerName = "header_name"
+    case headerValue = "header_value"
+    case netrcFile = "netrc_file"
+    case home
     /// The second transfer of a case with `then:` (its URL, and the credentials it is made with).
     case url2
     case user2

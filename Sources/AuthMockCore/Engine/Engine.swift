@@ -64,12 +64,15 @@ public struct Engine: Sendable {
         EngineState(rememberedNonces: scenarioState.nonces.count, ntlmConnections: connections.ntlmCount)
     }
 
-    /// URLs the shell bound, for `{url}`, `{other_host_url}`, `{http_url}`, `{second_url}`, and with
-    /// `subdomains: true` `{subdomain_url}` and `{sibling_url}`, in resource headers (a redirect's `Location`).
+    /// URLs the shell bound, for `{url}`, `{other_host_url}`, `{http_url}`, `{second_url}`,
+    /// `{other_host_userinfo_url}`, and with `subdomains: true` `{subdomain_url}` and `{sibling_url}`, in
+    /// resource headers (a redirect's `Location`).
     public private(set) var links: [String: String] = [:]
 
     /// The names resource headers may use as `{name}`.
-    public static let linkNames = ["url", "other_host_url", "http_url", "second_url", "subdomain_url", "sibling_url"]
+    public static let linkNames = [
+        "url", "other_host_url", "http_url", "second_url", "other_host_userinfo_url", "subdomain_url", "sibling_url",
+    ]
 
     public mutating func setLinks(_ links: [String: String]) {
         self.links = links.filter { Self.linkNames.contains($0.key) }

@@ -55,10 +55,20 @@ extension AuthMockServer {
         scenario.subdomains ? Self.rename(url, from: Scenario.HostNames.first, to: Scenario.HostNames.sibling) : nil
     }
 
-    /// What `{url}`, `{other_host_url}`, `{http_url}`, `{second_url}`, `{subdomain_url}` and `{sibling_url}`
-    /// stand for in resource headers.
+    /// The other host's URL with the main URL's host name as its user and an empty password
+    /// (`http://127.0.0.1:@localhost:P/`): a URL whose `netloc.split(":")[0]` names the first host while it
+    /// leads to the other one, the shape of requests CVE-2024-47081.
+    public var otherHostUserinfoURL: String {
+        let main = url
+        let other = otherHostURL
+        guard let schemeEnd = other.range(of: "://"), let host = URLComponents(string: main)?.host else { return other }
+        return String(other[..<schemeEnd.upperBound]) + host + ":@" + String(other[schemeEnd.upperBound...])
+    }
+
+    /// What `{url}`, `{other_host_url}`, `{http_url}`, `{second_url}`, `{other_host_userinfo_url}`,
+    /// `{subdomain_url}` and `{sibling_url}` stand for in resource headers.
     var links: [String: String] {
-        var links = ["url": url, "other_host_url": otherHostURL]
+        var links = ["url": url, "other_host_url": otherHostURL, "other_host_userinfo_url": otherHostUserinfoURL]
         links["http_url"] = httpURL
         links["second_url"] = secondURL
         links["subdomain_url"] = subdomainURL
