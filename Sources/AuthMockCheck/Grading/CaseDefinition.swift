@@ -46,7 +46,7 @@ public struct CaseDefinition: Sendable, Equatable {
     /// The features the runner knows; the loader refuses others, so that a typo cannot skip a case silently.
     public static let knownFeatures = [
         "basic", "digest", "ntlm", "negotiate", "proxy", "connect", "tls", "custom-ca", "pinning", "cert-pinning",
-        "client-certificate", "redirects", "body", "parallel", "repeat", "timeout", "h2",
+        "client-certificate", "redirects", "body", "parallel", "repeat", "timeout", "h2", "https-proxy",
     ]
 }
 
@@ -97,6 +97,8 @@ public struct CaseInputs: Sendable, Equatable {
     public var proxyPassword: Secret
     /// Give the CA file (on TLS scenarios).
     public var ca: Bool
+    /// Give the HTTPS proxy's CA file, `{proxy_ca_file}` (on scenarios with `proxy.tls`).
+    public var proxyCA = true
     /// The server's key pin (`{pin_sha256}`).
     public var pin: Pin
     /// The server's certificate pin (`{cert_sha256}`): SHA-256 of the leaf's DER, or of another certificate.

@@ -27,7 +27,9 @@ public enum CaseLoader {
     public static let keys: [String: [String]] = [
         "case": ["title", "reference", "features", "timeout", "request", "give"],
         "case.request": ["method", "path", "body", "body-bytes", "repeat", "parallel", "plain-http"],
-        "case.give": ["password", "proxy-password", "ca", "pin", "cert-pin", "client-certificate", "timeout"],
+        "case.give": [
+            "password", "proxy-password", "ca", "proxy-ca", "pin", "cert-pin", "client-certificate", "timeout",
+        ],
         "expect": ["outcome", "implemented", "met", "checks"],
         "check": ["that", "grade", "sequence", "never", "at-most", "at-least", "of", "after", "observe"],
         "pattern": PatternKeys.all.map(\.name),
@@ -41,8 +43,10 @@ extension ScenarioReader {
         var hasUsers: Bool
         var tls: TLSSettings?
         var proxyUsers: Bool
+        var proxyTLS: Bool
 
         init(_ scenario: Scenario) {
+            proxyTLS = scenario.proxy?.tls != nil
             hasUsers = !scenario.users.isEmpty && scenario.users.allSatisfy(\.knowsPassword)
             tls = scenario.tls
             proxyUsers = !(scenario.proxy?.users.isEmpty ?? true)
@@ -183,6 +187,7 @@ extension ScenarioReader {
             ),
             ("proxy-password", !context.proxyUsers, "the scenario has no proxy users whose passwords it knows"),
             ("ca", context.tls == nil, "the scenario has no tls: section"),
+            ("proxy-ca", !context.proxyTLS, "the scenario's proxy has no tls: (it is no HTTPS proxy)"),
             ("pin", context.tls == nil, "the scenario has no tls: section"),
             ("cert-pin", context.tls == nil, "the scenario has no tls: section"),
             (
@@ -205,6 +210,7 @@ extension ScenarioReader {
             inputs.proxyPassword = choice(node, "case.give.proxy-password", CaseInputs.Secret.self) ?? .right
         }
         if let node = fields["ca"] { inputs.ca = bool(node, "case.give.ca") ?? true }
+        if let node = fields["proxy-ca"] { inputs.proxyCA = bool(node, "case.give.proxy-ca") ?? true }
         if let node = fields["pin"] { inputs.pin = choice(node, "case.give.pin", CaseInputs.Pin.self) ?? .none }
         if let node = fields["cert-pin"] {
             inputs.certificatePin = choice(node, "case.give.cert-pin", CaseInputs.Pin.self) ?? .none

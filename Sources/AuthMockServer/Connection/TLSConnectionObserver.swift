@@ -12,10 +12,13 @@ final class TLSConnectionObserver: ChannelInboundHandler, RemovableChannelHandle
 
     private let record: ConnectionRecord
     private let engines: LockedEngines
+    /// Whose connection it is: the origin's, or an HTTPS proxy's.
+    private let hop: Hop
 
-    init(record: ConnectionRecord, engines: LockedEngines) {
+    init(record: ConnectionRecord, engines: LockedEngines, hop: Hop = .origin) {
         self.record = record
         self.engines = engines
+        self.hop = hop
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -52,7 +55,7 @@ final class TLSConnectionObserver: ChannelInboundHandler, RemovableChannelHandle
         case .failed(let reason): failure = reason
         case .pending: failure = "the client closed the connection during the handshake"
         }
-        engines.recordTLSConnection(record.info, failure: failure, requests: record.exchanges)
+        engines.recordTLSConnection(record.info, failure: failure, requests: record.exchanges, hop: hop)
     }
 
     /// The connection goes idle before its handshake completed: that is why it closes.

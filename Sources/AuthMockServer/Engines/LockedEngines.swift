@@ -130,9 +130,9 @@ final class LockedEngines: Sendable {
     }
 
     /// Records a TLS connection's handshake and request count when it closes.
-    func recordTLSConnection(_ connection: ConnectionInfo, failure: String?, requests: Int) {
+    func recordTLSConnection(_ connection: ConnectionInfo, failure: String?, requests: Int, hop: Hop = .origin) {
         decide { pair, now in
-            ((), [pair.recordTLSConnection(connection, failure: failure, requests: requests, now: now)])
+            ((), [pair.recordTLSConnection(connection, failure: failure, requests: requests, hop: hop, now: now)])
         }
     }
 
