@@ -364,7 +364,7 @@ extension ScenarioReader {
                 if let keyNode = fields.entries[key.name]?.key {
                     report(
                         keyNode, "\(what).\(key.name) never matches a TLS connection record",
-                        hint: "TLS records have a verdict and tls; drop kind: tls or this key"
+                        hint: "TLS records have a verdict, tls and hop; drop kind: tls or this key"
                     )
                 }
             }
