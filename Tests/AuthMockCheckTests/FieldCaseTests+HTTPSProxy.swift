@@ -13,7 +13,7 @@ extension CheckRunnerTests {
     static let httpsProxyCases: [FieldCase] = [
         FieldCase(
             id: "proxy.https-basic-http", wrong: FieldCase.python("https-proxy.py", "--cleartext"),
-            finding: "makes a TLS connection the proxy can complete (not cleartext to an https:// proxy) — 1 ",
+            finding: "speaks TLS to the https:// proxy, never plain HTTP with its request or CONNECT in the clear — 1 ",
             right: curlHTTPSProxy + ["--proxy-cacert", "{proxy_ca_file}", "{url}"]
         ),
         FieldCase(
@@ -23,7 +23,7 @@ extension CheckRunnerTests {
         ),
         FieldCase(
             id: "proxy.https-digest-http", wrong: FieldCase.python("https-proxy.py", "--cleartext"),
-            finding: "makes a TLS connection the proxy can complete — 1 ",
+            finding: "speaks TLS to the https:// proxy, never plain HTTP with its request or CONNECT in the clear — 1 ",
             right: curlHTTPSProxy + ["--proxy-cacert", "{proxy_ca_file}", "{url}"]
         ),
         FieldCase(

@@ -121,6 +121,8 @@ extension Narrator {
             }
             let did: String
             switch entry.verdict {
+            case .tlsPlainHTTP:
+                did = "spoke plain HTTP instead of TLS" + (entry.detail.map { ": \($0)" } ?? "")
             case .tlsHandshakeFailed:
                 did = "refused during the handshake" + (facts.alert.map { " (alert \($0))" } ?? "")
                     + (entry.detail.map { ": \($0)" } ?? "")
