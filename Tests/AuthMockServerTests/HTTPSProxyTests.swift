@@ -1,3 +1,4 @@
+import AuthMock
 @testable import AuthMockServer
 import AuthMockCertificates
 import AuthMockCore
@@ -99,6 +100,21 @@ struct HTTPSProxyTests {
             #expect(records.allSatisfy { $0.verdict == .tlsOK })
             #expect(journal.allSatisfy { $0.leaks == nil })
         }
+    }
+
+    /// The fixture library names the HTTPS proxy and its CA.
+    @Test func fixtureNamesTheProxyCA() async throws {
+        let fixture = try await AuthMockFixture.start(try scenario(originTLS: false))
+        let proxyCA = try #require(fixture.proxyCAFile)
+        #expect(fixture.proxyURL?.scheme == "https")
+        #expect(fixture.caFile == nil)
+        let ok = try await curl([
+            "--proxy", try #require(fixture.proxyURL?.absoluteString), "--proxy-cacert", proxyCA.path,
+            "--proxy-anyauth", "--proxy-user", "carrier:pigeon", "--anyauth", "-u", "alice:wonderland",
+            fixture.url.absoluteString,
+        ])
+        #expect(ok.status == 200, "\(ok.result.stderr)")
+        try await fixture.shutdown()
     }
 
     /// The proxy shares the origin's CA only when the origin's certificate is signed by it, chain whole.
