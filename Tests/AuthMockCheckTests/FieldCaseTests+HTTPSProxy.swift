@@ -42,6 +42,41 @@ extension CheckRunnerTests {
         #expect(right.verdict == .pass, "\(right.findings) \(right.stderr ?? "")")
     }
 
+    /// `give: {proxy-ca: false}` reads into the model; on a scenario whose proxy has no `tls:` it is refused
+    /// where it is written, and `hop:` is allowed on TLS records.
+    @Test func proxyCAInputIsCheckedAgainstTheScenario() throws {
+        func yaml(proxyTLS: Bool) -> String {
+            """
+            version: 1
+            name: x.y
+            users: []
+            challenges: []
+            resources: [{path: /, protected: false}]
+            proxy:
+              users: [{name: carrier, password: pigeon}]
+              challenges: [{scheme: Basic}]
+            \(proxyTLS ? "  tls: true" : "")
+            case:
+              title: t
+              give: {proxy-ca: false}
+            expect:
+              outcome: failure
+              implemented: {kind: tls, hop: proxy}
+            """
+        }
+        let file = try CaseLoader.load(yaml: yaml(proxyTLS: true), file: "p.yaml", files: .inMemory([:]))
+        #expect(file.conformance?.give.proxyCA == false)
+        do {
+            _ = try CaseLoader.load(yaml: yaml(proxyTLS: false), file: "p.yaml", files: .inMemory([:]))
+            Issue.record("proxy-ca loaded without proxy.tls")
+        } catch {
+            #expect(error.diagnostics.map(\.description) == [
+                "p.yaml:12:10: case.give.proxy-ca cannot be given: the scenario's proxy has no tls: (it is no HTTPS "
+                    + "proxy) — remove it, or add what it needs to the scenario",
+            ])
+        }
+    }
+
     /// Without flags the same script is a right client where its preemptive Basic fits the case.
     @Test func httpsProxyScriptIsRightWithoutFlags() async throws {
         for id in ["proxy.https-basic-http", "proxy.https-basic-connect", "proxy.https-untrusted"] {
