@@ -31,6 +31,11 @@ extension CheckRunnerTests {
             finding: "sends no Proxy-Authorization to a proxy whose certificate it cannot verify — 1 request(s)",
             right: curlHTTPSProxy + ["{url}"]
         ),
+        FieldCase(
+            id: "proxy.https-wrong-host", wrong: FieldCase.python("https-proxy.py", "--no-hostname"),
+            finding: "sends no Proxy-Authorization to a proxy whose certificate names other hosts — 1 request(s)",
+            right: curlHTTPSProxy + ["--proxy-cacert", "{proxy_ca_file}", "{url}"]
+        ),
     ]
 
     @Test(arguments: httpsProxyCases)
@@ -79,7 +84,7 @@ extension CheckRunnerTests {
 
     /// Without flags the same script is a right client where its preemptive Basic fits the case.
     @Test func httpsProxyScriptIsRightWithoutFlags() async throws {
-        for id in ["proxy.https-basic-http", "proxy.https-basic-connect", "proxy.https-untrusted"] {
+        for id in ["proxy.https-basic-http", "proxy.https-basic-connect", "proxy.https-untrusted", "proxy.https-wrong-host"] {
             let report = try only(try await check(FieldCase.python("https-proxy.py"), id))
             #expect(report.verdict == .pass, "\(id): \(report.findings) \(report.stderr ?? "")")
         }

@@ -4,11 +4,12 @@ AUTHMOCK_PROXY_CA_FILE or the system's CAs; Basic proxy credentials up front; ab
 CONNECT and TLS inside the proxy's TLS for https://), wrong in one way per flag:
   --cleartext  speaks plain HTTP to the https:// proxy (its Proxy-Authorization in the clear)
   --insecure   does not verify the proxy's certificate
+  --no-hostname  verifies the proxy's chain but not that it names the proxy's host
   --leak       also sends Proxy-Authorization to the origin, inside the tunnel"""
 import argparse, base64, os, socket, ssl, sys, urllib.parse
 
 parser = argparse.ArgumentParser()
-for flag in ("--cleartext", "--insecure", "--leak"):
+for flag in ("--cleartext", "--insecure", "--leak", "--no-hostname"):
     parser.add_argument(flag, action="store_true")
 args = parser.parse_args()
 url = urllib.parse.urlsplit(os.environ["AUTHMOCK_URL"])
@@ -70,6 +71,8 @@ try:
         context = ssl.create_default_context(cafile=os.environ.get("AUTHMOCK_PROXY_CA_FILE") or None)
         if args.insecure:
             context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
+        if args.no_hostname:
+            context.check_hostname = False
         stream = context.wrap_socket(stream, server_hostname=proxy.hostname)
     if url.scheme == "http":
         stream.sendall(f"GET {url.geturl()} HTTP/1.1\r\nHost: {target}\r\n{auth}Connection: close\r\n\r\n".encode())
