@@ -16,11 +16,14 @@ The adapter sets libcurl's own options, the ones the `curl` profile's command li
   --cert C --key K         SSLCERT, SSLKEY
   --request M              CUSTOMREQUEST
   --data-binary @F         POSTFIELDS (the file's bytes)
+  -T -                     UPLOAD, READFUNCTION reading standard input (AUTHMOCK_BODY_STDIN), no SEEKFUNCTION
   --max-time T             TIMEOUT_MS
   --parallel               a CurlMulti (curl_multi_*), one easy handle per parallel fetch
 Which scheme is answered, how often, the redirects, the TLS checks and the pin comparison are
 libcurl's own decisions; the adapter never looks at a challenge.
 """
+import sys
+
 import pycurl
 
 from adapter_support import env, exit_with, read_body, report
@@ -83,6 +86,11 @@ def configure(handle, url, body):
     if body is not None:
         # --data-binary: the bytes as the request body (libcurl makes it a POST)...
         handle.setopt(pycurl.POSTFIELDS, body)
+    elif env("AUTHMOCK_BODY_STDIN") == "-":
+        # -T -: libcurl reads the body from standard input as it sends it; with no seek callback it
+        # cannot rewind it (CURLE_SEND_FAIL_REWIND when it would have to).
+        handle.setopt(pycurl.UPLOAD, 1)
+        handle.setopt(pycurl.READFUNCTION, sys.stdin.buffer.read)
     if method != "GET":
         # ...and --request METHOD names the method (PUT in body.put-expect-continue).
         handle.setopt(pycurl.CUSTOMREQUEST, method)

@@ -92,7 +92,12 @@ extension CheckRunner {
         if let body = item.definition.request.body {
             let file = directory.appendingPathComponent("body.bin")
             try Data(body).write(to: file)
-            values[.bodyFile] = file.path
+            // On standard input (a pipe the runner fills from the file) the body is `-`, as curl names it.
+            if item.definition.request.bodyOnStdin {
+                values[.bodyStdin] = "-"
+            } else {
+                values[.bodyFile] = file.path
+            }
         }
     }
 

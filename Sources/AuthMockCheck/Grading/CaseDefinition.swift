@@ -27,6 +27,8 @@ public struct CaseDefinition: Sendable, Equatable {
     public var timeout: Double?
     public var request: CaseRequest
     public var give: CaseInputs
+    /// Where the case sits in the leak matrix (`leak:`): the credential it offers and where it must not go.
+    public var leak: LeakRow?
     public var expectations: Expectations
 
     public init(
@@ -46,7 +48,8 @@ public struct CaseDefinition: Sendable, Equatable {
     /// The features the runner knows; the loader refuses others, so that a typo cannot skip a case silently.
     public static let knownFeatures = [
         "basic", "digest", "ntlm", "negotiate", "proxy", "connect", "tls", "custom-ca", "pinning", "cert-pinning",
-        "client-certificate", "redirects", "body", "parallel", "repeat", "timeout", "h2", "https-proxy",
+        "client-certificate", "redirects", "body", "parallel", "repeat", "timeout", "h2", "stream-body",
+        "https-proxy",
     ]
 }
 
@@ -64,6 +67,9 @@ public struct CaseRequest: Sendable, Equatable {
     /// Fetch from the scenario's plain HTTP listener (`tls.plain-http`) instead of its HTTPS one: for a
     /// redirect from `http://` to `https://`.
     public var plainHTTP = false
+    /// The body comes on the client's standard input, a pipe it cannot rewind (`{body_stdin}`), instead of
+    /// in a file (`{body_file}`): a body streamed once, which cannot be replayed after a challenge.
+    public var bodyOnStdin = false
 
     public init(
         method: String = "GET", path: String = "/", body: [UInt8]? = nil, repeatCount: Int = 1, parallel: Int = 1
@@ -123,6 +129,10 @@ public struct CaseInputs: Sendable, Equatable {
 /// How a case is judged.
 public struct Expectations: Sendable, Equatable {
     public var outcome: ExpectedOutcome
+    /// How much an exit status other than `outcome` weighs (`outcome-grade:`): `fail` unless the RFCs leave
+    /// it to the client (a forged `rspauth` that only a client which verifies it refuses). A hang or a crash
+    /// fails whatever this says.
+    public var outcomeGrade: Grade = .fail
     /// If no request matches one of these patterns, the client lacks the feature: the case is
     /// `unimplemented` (unless a bound graded `fail` is broken anyway — a leak is a leak).
     public var implemented: [EntryPattern]

@@ -19,6 +19,7 @@ public enum ClientInput: String, CaseIterable, Sendable {
     case caseName = "case"
     case method
     case bodyFile = "body_file"
+    case bodyStdin = "body_stdin"
     case `repeat`
     case parallel
     case timeout

@@ -124,14 +124,31 @@ public struct Engine: Sendable {
     /// Whether the request will be challenged whatever its body: a protected resource, no credentials and
     /// no NTLM-authenticated connection. The shell then answers `Expect: 100-continue` with the challenge
     /// instead of `100 Continue` (RFC 9110 §10.1.1 allows it; Apache and IIS do it), so that clients meet
-    /// the case where the body they held back must be sent again with their credentials.
+    /// the case where the body they held back must be sent again with their credentials. Never with
+    /// `before-body: continue`, which has the client send its body first.
     public func challengesBeforeBody(_ request: Request) -> Bool {
-        guard !ControlPlane.isControl(request.path), let resource = scenario.resource(forPath: request.path),
-            resource.protected
+        guard scenario.unauthorized.beforeBody != .sendContinue, !ControlPlane.isControl(request.path),
+            let resource = scenario.resource(forPath: request.path), resource.protected
         else {
             return false
         }
-        return request.headers.values(hop.credentialsHeader).isEmpty && ntlmUser(on: request.connection.id) == nil
+        let fields = request.headers.values(hop.credentialsHeader)
+        if fields.isEmpty { return ntlmUser(on: request.connection.id) == nil }
+        // An NTLM NEGOTIATE is answered with the CHALLENGE whatever its body (IIS does so).
+        guard scenario.unauthorized.beforeBody == .keepOpen, fields.count == 1 else { return false }
+        return Self.isNTLMNegotiate(fields[0])
+    }
+
+    /// Whether the connection stays open after a challenge sent before the body (`before-body: keep-open`).
+    public var keepsConnectionAfterEarlyChallenge: Bool { scenario.unauthorized.beforeBody == .keepOpen }
+
+    /// `NTLM <base64 of a NEGOTIATE message>` (type 1), without SPNEGO.
+    static func isNTLMNegotiate(_ field: String) -> Bool {
+        let (scheme, token) = schemeAndToken(field)
+        guard AuthScheme(token: scheme) == .ntlm, let bytes = Base64.decodeStrict(token.trimmingOWS().utf8),
+            bytes.count >= 12, Array(bytes.prefix(8)) == NTLMMessage.signature
+        else { return false }
+        return bytes[8] == 1 && bytes[9] == 0 && bytes[10] == 0 && bytes[11] == 0
     }
 
     /// What the shell reports about its TLS identity (pins, files), served at `GET /_authmock/tls`.

@@ -11,6 +11,10 @@ public enum Hop: String, Sendable, Equatable, Hashable, Codable, CaseIterable {
     public var credentialsHeader: String { self == .proxy ? "Proxy-Authorization" : "Authorization" }
     /// The field that carries this hop's challenges.
     public var challengeHeader: String { self == .proxy ? "Proxy-Authenticate" : "WWW-Authenticate" }
+    /// The field that follows a successful answer (RFC 7616 §3.5, RFC 9110 §11.6.3 and §11.7.3).
+    public var authenticationInfoHeader: String {
+        self == .proxy ? "Proxy-Authentication-Info" : "Authentication-Info"
+    }
     /// The status that asks for this hop's credentials.
     public var challengeStatus: Int { self == .proxy ? 407 : 401 }
 }

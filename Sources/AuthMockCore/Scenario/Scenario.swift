@@ -206,6 +206,21 @@ public struct UnauthorizedResponse: Sendable, Equatable {
     public var close = false
     /// Overrides the challenge status: a broken proxy that answers 401 with `WWW-Authenticate`.
     public var status: Int?
+    /// What follows the challenge sent instead of `100 Continue` (the origin's `before-body:`).
+    public var beforeBody = BeforeBody.close
+
+    /// A request with `Expect: 100-continue` that will be challenged whatever its body is answered before
+    /// the body (RFC 9110 §10.1.1); then the server closes the connection or reads the body on. Or not early.
+    public enum BeforeBody: String, Sendable, Equatable, CaseIterable {
+        /// The 401 says `Connection: close`, and the connection ends after it.
+        case close
+        /// The connection stays open: a body that still comes is read and dropped, and the next request is
+        /// read after it. An NTLM NEGOTIATE with a body is answered (with its CHALLENGE) before its body too.
+        case keepOpen = "keep-open"
+        /// No early challenge: `100 Continue`, and the challenge once the body is read (as most servers do), so
+        /// a client that streams its body has sent it all to the request it must repeat.
+        case sendContinue = "continue"
+    }
 
     public init(
         sendChallenge: Bool = true, body: String = "401 Unauthorized\n",
