@@ -28,8 +28,8 @@ public enum CaseLoader {
         "case": ["title", "reference", "features", "timeout", "request", "give", "leak"],
         "case.request": ["method", "path", "body", "body-bytes", "body-stdin", "repeat", "parallel", "plain-http"],
         "case.give": [
-            "password", "proxy-password", "ca", "pin", "cert-pin", "client-certificate", "timeout", "credentials-in",
-            "header", "netrc",
+            "password", "proxy-password", "ca", "proxy-ca", "pin", "cert-pin", "client-certificate", "timeout",
+            "credentials-in", "header", "netrc",
         ],
         "case.give.netrc": ["machine", "login", "password"],
         "expect": ["outcome", "outcome-grade", "implemented", "met", "checks"],
@@ -45,8 +45,10 @@ extension ScenarioReader {
         var hasUsers: Bool
         var tls: TLSSettings?
         var proxyUsers: Bool
+        var proxyTLS: Bool
 
         init(_ scenario: Scenario) {
+            proxyTLS = scenario.proxy?.tls != nil
             hasUsers = !scenario.users.isEmpty && scenario.users.allSatisfy(\.knowsPassword)
             tls = scenario.tls
             proxyUsers = !(scenario.proxy?.users.isEmpty ?? true)
@@ -194,6 +196,7 @@ extension ScenarioReader {
             ),
             ("proxy-password", !context.proxyUsers, "the scenario has no proxy users whose passwords it knows"),
             ("ca", context.tls == nil, "the scenario has no tls: section"),
+            ("proxy-ca", !context.proxyTLS, "the scenario's proxy has no tls: (it is no HTTPS proxy)"),
             ("pin", context.tls == nil, "the scenario has no tls: section"),
             ("cert-pin", context.tls == nil, "the scenario has no tls: section"),
             (
@@ -216,6 +219,7 @@ extension ScenarioReader {
             inputs.proxyPassword = choice(node, "case.give.proxy-password", CaseInputs.Secret.self) ?? .right
         }
         if let node = fields["ca"] { inputs.ca = bool(node, "case.give.ca") ?? true }
+        if let node = fields["proxy-ca"] { inputs.proxyCA = bool(node, "case.give.proxy-ca") ?? true }
         if let node = fields["pin"] { inputs.pin = choice(node, "case.give.pin", CaseInputs.Pin.self) ?? .none }
         if let node = fields["cert-pin"] {
             inputs.certificatePin = choice(node, "case.give.cert-pin", CaseInputs.Pin.self) ?? .none
@@ -373,7 +377,7 @@ extension ScenarioReader {
                 if let keyNode = fields.entries[key.name]?.key {
                     report(
                         keyNode, "\(what).\(key.name) never matches a TLS connection record",
-                        hint: "TLS records have a verdict and tls; drop kind: tls or this key"
+                        hint: "TLS records have a verdict, tls and hop; drop kind: tls or this key"
                     )
                 }
             }
