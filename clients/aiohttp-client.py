@@ -91,10 +91,14 @@ async def run(auth_kind):
                     env("AUTHMOCK_PROXY_USER"), env("AUTHMOCK_PROXY_PASSWORD", ""))}
 
     # TLS, as the docs' "SSL control for TCP sockets" shows: an SSLContext passed as ssl=.
-    if env("AUTHMOCK_CA_FILE") or env("AUTHMOCK_CLIENT_CERT"):
+    if env("AUTHMOCK_CA_FILE") or env("AUTHMOCK_CLIENT_CERT") or env("AUTHMOCK_PROXY_CA_FILE"):
         # With cafile, create_default_context trusts only that bundle; without it, the
         # system store. Hostname checking stays on (the default).
-        context = ssl.create_default_context(cafile=env("AUTHMOCK_CA_FILE"))
+        context = ssl.create_default_context(cafile=env("AUTHMOCK_CA_FILE") or env("AUTHMOCK_PROXY_CA_FILE"))
+        if env("AUTHMOCK_PROXY_CA_FILE") and env("AUTHMOCK_CA_FILE"):
+            # An https:// proxy is verified with the request's ssl= too (aiohttp has no
+            # separate proxy context): that one context trusts the proxy's CA as well.
+            context.load_verify_locations(cafile=env("AUTHMOCK_PROXY_CA_FILE"))
         if env("AUTHMOCK_CLIENT_CERT"):
             context.load_cert_chain(env("AUTHMOCK_CLIENT_CERT"), env("AUTHMOCK_CLIENT_KEY"))
         per_request["ssl"] = context

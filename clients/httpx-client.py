@@ -57,6 +57,11 @@ async def run(auth_kind):
         if env("AUTHMOCK_PROXY_USER") is not None:
             proxy = with_userinfo(proxy, env("AUTHMOCK_PROXY_USER"), env("AUTHMOCK_PROXY_PASSWORD", ""))
         options["proxy"] = proxy
+        if env("AUTHMOCK_PROXY_CA_FILE"):
+            # An https:// proxy is verified with its own context: httpx.Proxy(ssl_context=),
+            # not the client's `verify` (https://github.com/encode/httpx/issues/1434).
+            options["proxy"] = httpx.Proxy(
+                proxy, ssl_context=ssl.create_default_context(cafile=env("AUTHMOCK_PROXY_CA_FILE")))
 
     if env("AUTHMOCK_CA_FILE") or env("AUTHMOCK_CLIENT_CERT"):
         # httpx 0.28's way (https://www.python-httpx.org/advanced/ssl/): an SSLContext as

@@ -11,6 +11,7 @@ The adapter sets libcurl's own options, the ones the `curl` profile's command li
   -x PROXY                 PROXY
   -L                       FOLLOWLOCATION
   --cacert F               CAINFO
+  --proxy-cacert F         PROXY_CAINFO (an https:// proxy)
   --pinnedpubkey sha256//… PINNEDPUBLICKEY
   --cert C --key K         SSLCERT, SSLKEY
   --request M              CUSTOMREQUEST
@@ -83,6 +84,9 @@ def configure(handle, url, body):
 
     if env("AUTHMOCK_CA_FILE"):
         handle.setopt(pycurl.CAINFO, env("AUTHMOCK_CA_FILE"))
+    if env("AUTHMOCK_PROXY_CA_FILE"):
+        # The HTTPS proxy's own CA (https://curl.se/libcurl/c/CURLOPT_PROXY_CAINFO.html).
+        handle.setopt(pycurl.PROXY_CAINFO, env("AUTHMOCK_PROXY_CA_FILE"))
     if env("AUTHMOCK_PIN_SHA256"):
         # libcurl compares the server's SPKI hash itself (https://curl.se/libcurl/c/CURLOPT_PINNEDPUBLICKEY.html).
         handle.setopt(pycurl.PINNEDPUBLICKEY, "sha256//" + env("AUTHMOCK_PIN_SHA256"))

@@ -81,8 +81,12 @@ public final class AuthMockFixture: Sendable {
         URL(string: String(server.url.dropLast()) + (path.hasPrefix("/") ? path : "/" + path))!
     }
 
-    /// The forward proxy (`http://127.0.0.1:PORT`) when the scenario has a `proxy:` section.
+    /// The forward proxy (`http://127.0.0.1:PORT`) when the scenario has a `proxy:` section;
+    /// `https://localhost:PORT` for an HTTPS proxy (`proxy.tls`).
     public var proxyURL: URL? { server.proxyURL.flatMap(URL.init(string:)) }
+
+    /// The CA file that an HTTPS proxy's certificate chains to (`proxy.tls`); nil for a plain proxy.
+    public var proxyCAFile: URL? { server.proxyTLS.map { URL(fileURLWithPath: $0.caFile) } }
 
     /// The proxy's host and port, as URLSession's proxy dictionary and most clients want them.
     public var proxyAddress: (host: String, port: Int)? {

@@ -191,7 +191,7 @@ public struct TLSIdentity: Sendable {
         return identity
     }
 
-    private init(
+    init(
         kind: IdentityKind?, leaf: Certificate, leafKey: Certificate.PrivateKey?, intermediates: [Certificate],
         trust: Certificate, signer: Signer?, template: LeafTemplate?
     ) throws {

@@ -74,6 +74,7 @@ extension CheckRunner {
         }
         if let proxyURL = server.proxyURL {
             values[.proxy] = proxyURL
+            if give.proxyCA, let proxyTLS = server.proxyTLS { values[.proxyCAFile] = proxyTLS.caFile }
             if let user = item.scenario.proxy?.users.first {
                 values[.proxyUser] = user.name
                 values[.proxyPassword] = give.proxyPassword == .right ? user.password : Self.wrong(user.password)

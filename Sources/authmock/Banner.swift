@@ -16,6 +16,7 @@ struct Banner {
         if let proxy = ready.proxy {
             let users = proxy.users.map(Self.describe).joined(separator: ", ")
             lines.append("  proxy      \(proxy.url)" + (users.isEmpty ? " (open)" : "  users \(users)"))
+            if let tls = proxy.tls { lines.append("  proxy tls  trust \(tls.caFile)") }
         }
         if let tls = ready.tls {
             lines.append("  tls        \(tls.identity ?? "certificate from --cert"): trust \(tls.caFile)")
@@ -49,6 +50,7 @@ struct Banner {
         var words = ["curl"]
         if let proxy = ready.proxy {
             words += ["-x", proxy.url]
+            if let tls = proxy.tls { words += ["--proxy-cacert", Self.shellQuote(tls.caFile)] }
             if let user = proxy.users.first {
                 words += ["--proxy-anyauth", "--proxy-user", Self.shellQuote("\(user.name):\(Self.password(user))")]
             }

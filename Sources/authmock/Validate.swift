@@ -26,7 +26,8 @@ extension AuthMockCommand {
                     transport += " speaking " + scenario.http2.protocols.joined(separator: ", ")
                 }
                 if let proxy = scenario.proxy {
-                    transport += ", proxy offering "
+                    transport += proxy.tls.map { ", HTTPS proxy (\($0.identity.rawValue))" } ?? ", proxy"
+                    transport += " offering "
                         + (proxy.challenges.isEmpty
                             ? "nothing (open)" : proxy.challenges.map(\.summary).joined(separator: "; "))
                 }

@@ -257,7 +257,7 @@ struct TLSTests {
     @Test func plainHTTPToTLSPort() async throws {
         try await withServer(try tlsScenario(.caSigned)) { server in
             _ = try await settledCurl(server, ["http://127.0.0.1:\(server.port)/"])
-            #expect(server.journal.last?.verdict == .tlsHandshakeFailed)
+            #expect(server.journal.last?.verdict == .tlsPlainHTTP)
             #expect(server.journal.last?.detail?.contains("plain HTTP") == true)
         }
     }

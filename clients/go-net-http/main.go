@@ -91,16 +91,27 @@ func main() {
 	}
 
 	tlsConfig := &tls.Config{}
-	if caFile, ok := input("AUTHMOCK_CA_FILE"); ok {
-		// Trust exactly this CA: RootCAs replaces the system pool.
+	// Trust exactly the given CAs: RootCAs replaces the system pool. An https:// proxy is verified with
+	// the same TLSClientConfig as the origin (net/http has no separate proxy TLS settings), so the HTTPS
+	// proxy's CA joins the pool.
+	var pool *x509.CertPool
+	for _, name := range []string{"AUTHMOCK_CA_FILE", "AUTHMOCK_PROXY_CA_FILE"} {
+		caFile, ok := input(name)
+		if !ok {
+			continue
+		}
 		pem, err := os.ReadFile(caFile)
 		if err != nil {
 			fail(err)
 		}
-		pool := x509.NewCertPool()
+		if pool == nil {
+			pool = x509.NewCertPool()
+		}
 		if !pool.AppendCertsFromPEM(pem) {
 			fail(fmt.Errorf("no certificate in %s", caFile))
 		}
+	}
+	if pool != nil {
 		tlsConfig.RootCAs = pool
 	}
 	if certFile, ok := input("AUTHMOCK_CLIENT_CERT"); ok {

@@ -51,7 +51,7 @@ public struct CaseDefinition: Sendable, Equatable {
     public static let knownFeatures = [
         "basic", "digest", "ntlm", "negotiate", "proxy", "connect", "tls", "custom-ca", "pinning", "cert-pinning",
         "client-certificate", "redirects", "body", "parallel", "repeat", "timeout", "h2", "stream-body", "cookies",
-        "subdomains", "custom-header", "userinfo", "netrc", "transfers",
+        "subdomains", "custom-header", "userinfo", "netrc", "https-proxy", "transfers",
     ]
 }
 
@@ -140,6 +140,8 @@ public struct CaseInputs: Sendable, Equatable {
     public var proxyPassword: Secret
     /// Give the CA file (on TLS scenarios).
     public var ca: Bool
+    /// Give the HTTPS proxy's CA file, `{proxy_ca_file}` (on scenarios with `proxy.tls`).
+    public var proxyCA = true
     /// The server's key pin (`{pin_sha256}`).
     public var pin: Pin
     /// The server's certificate pin (`{cert_sha256}`): SHA-256 of the leaf's DER, or of another certificate.

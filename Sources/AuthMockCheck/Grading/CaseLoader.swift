@@ -29,8 +29,8 @@ public enum CaseLoader {
         "case.then": ["path", "host", "as", "proxy-as"],
         "case.request": ["method", "path", "body", "body-bytes", "body-stdin", "repeat", "parallel", "plain-http"],
         "case.give": [
-            "password", "proxy-password", "ca", "pin", "cert-pin", "client-certificate", "timeout", "credentials-in",
-            "header", "netrc",
+            "password", "proxy-password", "ca", "proxy-ca", "pin", "cert-pin", "client-certificate", "timeout",
+            "credentials-in", "header", "netrc",
         ],
         "case.give.netrc": ["machine", "login", "password"],
         "expect": ["outcome", "outcome-grade", "implemented", "met", "checks"],
@@ -46,12 +46,14 @@ extension ScenarioReader {
         var hasUsers: Bool
         var tls: TLSSettings?
         var proxyUsers: Bool
+        var proxyTLS: Bool
         /// How many users (and proxy users) there are, for `then:`'s `as: second`.
         var userCount: Int
         var proxyUserCount: Int
         var hasProxy: Bool
 
         init(_ scenario: Scenario) {
+            proxyTLS = scenario.proxy?.tls != nil
             hasUsers = !scenario.users.isEmpty && scenario.users.allSatisfy(\.knowsPassword)
             tls = scenario.tls
             proxyUsers = !(scenario.proxy?.users.isEmpty ?? true)
@@ -211,6 +213,7 @@ extension ScenarioReader {
             ),
             ("proxy-password", !context.proxyUsers, "the scenario has no proxy users whose passwords it knows"),
             ("ca", context.tls == nil, "the scenario has no tls: section"),
+            ("proxy-ca", !context.proxyTLS, "the scenario's proxy has no tls: (it is no HTTPS proxy)"),
             ("pin", context.tls == nil, "the scenario has no tls: section"),
             ("cert-pin", context.tls == nil, "the scenario has no tls: section"),
             (
@@ -233,6 +236,7 @@ extension ScenarioReader {
             inputs.proxyPassword = choice(node, "case.give.proxy-password", CaseInputs.Secret.self) ?? .right
         }
         if let node = fields["ca"] { inputs.ca = bool(node, "case.give.ca") ?? true }
+        if let node = fields["proxy-ca"] { inputs.proxyCA = bool(node, "case.give.proxy-ca") ?? true }
         if let node = fields["pin"] { inputs.pin = choice(node, "case.give.pin", CaseInputs.Pin.self) ?? .none }
         if let node = fields["cert-pin"] {
             inputs.certificatePin = choice(node, "case.give.cert-pin", CaseInputs.Pin.self) ?? .none
@@ -390,7 +394,7 @@ extension ScenarioReader {
                 if let keyNode = fields.entries[key.name]?.key {
                     report(
                         keyNode, "\(what).\(key.name) never matches a TLS connection record",
-                        hint: "TLS records have a verdict and tls; drop kind: tls or this key"
+                        hint: "TLS records have a verdict, tls and hop; drop kind: tls or this key"
                     )
                 }
             }

@@ -10,6 +10,7 @@ public enum ClientInput: String, CaseIterable, Sendable {
     case proxy
     case proxyUser = "proxy_user"
     case proxyPassword = "proxy_password"
+    case proxyCAFile = "proxy_ca_file"
     case caFile = "ca_file"
     case pinSHA256 = "pin_sha256"
     case certSHA256 = "cert_sha256"

@@ -53,6 +53,8 @@ public struct LeakRow: Sendable, Codable, Equatable, Hashable {
         case otherTransfer = "other-transfer"
         /// To a host the credential was never given for (netrc looked up for the wrong name).
         case wrongHost = "wrong-host"
+        /// To an HTTPS proxy whose certificate the client could not verify (untrusted, or for another host).
+        case unverifiedProxy = "unverified-proxy"
 
         /// The summary's words for it.
         public var label: String {
@@ -66,6 +68,7 @@ public struct LeakRow: Sendable, Codable, Equatable, Hashable {
             case .proxy: "to the proxy"
             case .otherTransfer: "other transfer"
             case .wrongHost: "wrong host"
+            case .unverifiedProxy: "unverified proxy"
             }
         }
     }

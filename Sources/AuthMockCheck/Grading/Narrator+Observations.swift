@@ -105,6 +105,11 @@ extension Narrator {
         for entry in connections {
             quoted.insert(entry.seq)
             let facts = entry.tls!
+            // An HTTPS proxy's connections show the proxy's own certificate: no renewal of the origin's.
+            if entry.hop == .proxy {
+                lines.append("connection \(entry.connection) to the HTTPS proxy: \(Self.tlsOutcome(entry, facts))")
+                continue
+            }
             var shown = "connection \(entry.connection)"
             if let certificate = facts.certificateSHA256 {
                 if !certificates.contains(certificate) { certificates.append(certificate) }
@@ -119,19 +124,11 @@ extension Narrator {
                 shown += ")"
                 if let pin = facts.pinSHA256, !pins.contains(pin) { pins.append(pin) }
             }
-            let did: String
-            switch entry.verdict {
-            case .tlsHandshakeFailed:
-                did = "refused during the handshake" + (facts.alert.map { " (alert \($0))" } ?? "")
-                    + (entry.detail.map { ": \($0)" } ?? "")
-            case .tlsNoRequest:
-                did = "completed the \(facts.version ?? "TLS") handshake, then closed without sending a request"
-            default:
-                did = "completed the \(facts.version ?? "TLS") handshake and sent \(entry.requests ?? 0) request(s)"
-            }
-            lines.append("\(shown): \(did)")
+            lines.append("\(shown): \(Self.tlsOutcome(entry, facts))")
         }
-        var story = "shown " + (shown ?? "the scenario's certificate") + " — " + lines.joined(separator: "; ")
+        let toOrigin = connections.contains { $0.hop != .proxy }
+        var story = (toOrigin ? "shown " + (shown ?? "the scenario's certificate") : "TLS") + " — "
+            + lines.joined(separator: "; ")
         // A renewal that kept the key tells a key pin from a certificate pin.
         switch sameKeyRenewal {
         case true?:
@@ -142,5 +139,20 @@ extension Narrator {
         case nil: break
         }
         return story
+    }
+
+    /// What the client did on one TLS connection.
+    private static func tlsOutcome(_ entry: JournalEntry, _ facts: TLSFacts) -> String {
+        switch entry.verdict {
+        case .tlsPlainHTTP:
+            "spoke plain HTTP instead of TLS" + (entry.detail.map { ": \($0)" } ?? "")
+        case .tlsHandshakeFailed:
+            "refused during the handshake" + (facts.alert.map { " (alert \($0))" } ?? "")
+                + (entry.detail.map { ": \($0)" } ?? "")
+        case .tlsNoRequest:
+            "completed the \(facts.version ?? "TLS") handshake, then closed without sending a request"
+        default:
+            "completed the \(facts.version ?? "TLS") handshake and sent \(entry.requests ?? 0) request(s)"
+        }
     }
 }

@@ -136,7 +136,8 @@ struct Narrator {
     /// The `Host` is shown when it is not `authority` (the case's own).
     static func summary(_ entry: JournalEntry, authority: String? = nil) -> String {
         if entry.requests != nil {
-            return "#\(entry.seq) TLS connection \(entry.connection): \(entry.verdict)"
+            return "#\(entry.seq) " + (entry.hop == .proxy ? "proxy " : "")
+                + "TLS connection \(entry.connection): \(entry.verdict)"
                 + (entry.detail.map { " (\($0))" } ?? "")
         }
         var text = "#\(entry.seq) " + (entry.hop == .proxy ? "proxy " : "")

@@ -22,8 +22,9 @@ enum PatternKeys {
             words: { kind, _ in kind == .tls ? "a TLS connection" : nil }
         ),
         // The hop the request was decided on: `origin` or `proxy`.
+        // TLS records too: an HTTPS proxy's connections are the proxy's.
         PatternKey(
-            "hop", read: readHop,
+            "hop", onTLSRecords: true, read: readHop,
             matches: { hop, entry, _ in (entry.hop ?? .origin) == hop },
             words: { hop, _ in "to the \(hop.rawValue)" }
         ),

@@ -92,13 +92,15 @@ extension Engine {
     /// - Parameters:
     ///   - failure: why the handshake failed, or nil when it completed.
     ///   - requests: how many HTTP requests the connection carried.
+    ///   - plainHTTP: the failure was plain HTTP where TLS was expected (`tls.plain-http`).
     public mutating func recordTLSConnection(
-        _ connection: ConnectionInfo, failure: String?, requests: Int, now: Date, journal: inout JournalLog
+        _ connection: ConnectionInfo, failure: String?, requests: Int, plainHTTP: Bool = false, now: Date,
+        journal: inout JournalLog
     ) -> JournalEntry {
         let verdict: Verdict
         let detail: String
         if let failure {
-            verdict = .tlsHandshakeFailed
+            verdict = plainHTTP ? .tlsPlainHTTP : .tlsHandshakeFailed
             detail = failure
         } else if requests == 0 {
             verdict = .tlsNoRequest

@@ -136,12 +136,20 @@ public struct EnginePair: Sendable {
 
     // MARK: - Connections
 
-    /// Records a TLS connection to the origin when it closes (see
-    /// ``Engine/recordTLSConnection(_:failure:requests:now:journal:)``).
-    public mutating func recordTLSConnection(_ connection: ConnectionInfo, failure: String?, requests: Int, now: Date)
-        -> JournalEntry
-    {
-        origin.recordTLSConnection(connection, failure: failure, requests: requests, now: now, journal: &log)
+    /// Records a TLS connection to the origin, or to an HTTPS proxy (then journaled as the proxy's), when it
+    /// closes (see ``Engine/recordTLSConnection(_:failure:requests:now:journal:)``).
+    public mutating func recordTLSConnection(
+        _ connection: ConnectionInfo, failure: String?, requests: Int, plainHTTP: Bool = false, hop: Hop = .origin,
+        now: Date
+    ) -> JournalEntry {
+        if hop == .proxy, proxy != nil {
+            return proxy!.recordTLSConnection(
+                connection, failure: failure, requests: requests, plainHTTP: plainHTTP, now: now, journal: &log
+            )
+        }
+        return origin.recordTLSConnection(
+            connection, failure: failure, requests: requests, plainHTTP: plainHTTP, now: now, journal: &log
+        )
     }
 
     /// Records a connection closed at once because the server already held `limit` connections.

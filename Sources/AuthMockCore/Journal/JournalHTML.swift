@@ -43,7 +43,8 @@ public enum JournalHTML {
     public static func entry(_ entry: JournalEntry) -> String {
         var html = "<li class=\"entry \(tone(entry))\" id=\"e\(entry.seq)\" data-seq=\"\(entry.seq)\">\n"
         if entry.requests != nil {
-            html += "<div class=\"line\"><span class=\"seq\">#\(entry.seq)</span> TLS connection \(entry.connection)"
+            html += "<div class=\"line\"><span class=\"seq\">#\(entry.seq)</span> "
+                + (entry.hop == .proxy ? "proxy " : "") + "TLS connection \(entry.connection)"
             if let remote = entry.remote { html += " from \(escape(remote))" }
             html += "</div>\n"
             if let facts = entry.tls, let summary = tlsSummary(facts) {

@@ -54,6 +54,9 @@ public struct Verdict: RawRepresentable, Sendable, Hashable, Codable, CustomStri
     public static let tlsNoRequest: Verdict = "tls.no-request"
     /// The handshake failed; `detail` says why (the client's alert, or the server's reason).
     public static let tlsHandshakeFailed: Verdict = "tls.handshake-failed"
+    /// The handshake failed because the client spoke plain HTTP (a request, or a proxy's CONNECT) to a TLS
+    /// listener: what a client does that takes an `https://` proxy for an `http://` one.
+    public static let tlsPlainHTTP: Verdict = "tls.plain-http"
 
     // NTLM and Negotiate (MS-NLMP, RFC 4559).
     /// A NEGOTIATE arrived; the CHALLENGE was sent (401) and is bound to this connection.
@@ -127,7 +130,7 @@ public struct Verdict: RawRepresentable, Sendable, Hashable, Codable, CustomStri
     public static let known: [Verdict] = [
         .noCredentials, .publicResource, .notFound, .malformedRequest, .headersTooLarge, .bodyTooLarge, .headerTimeout,
         .connectionLimit, .http2HTTP11Required, .http2RefusedStream, .http2Malformed, .http2ConnectionError,
-        .http2StreamReset, .tlsOK, .tlsNoRequest, .tlsHandshakeFailed, .ntlmNegotiate, .ntlmOK,
+        .http2StreamReset, .tlsOK, .tlsNoRequest, .tlsHandshakeFailed, .tlsPlainHTTP, .ntlmNegotiate, .ntlmOK,
         .ntlmConnectionAuthenticated, .ntlmMalformed, .ntlmUnknownUser, .ntlmWrongPassword, .ntlmWrongDomain,
         .ntlmV1Refused, .ntlmConnectionChanged, .ntlmNoChallenge, .ntlmAnonymous, .negotiateKerberosUnsupported,
         .proxyTargetRefused, .proxyBadTarget, .credentialStalePassword, .credentialLocked, .userPasswordChanged,

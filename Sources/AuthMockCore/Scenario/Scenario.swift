@@ -124,6 +124,8 @@ public struct ProxySettings: Sendable, Equatable {
     public var unauthorized = UnauthorizedResponse(body: "407 Proxy Authentication Required\n")
     /// Ways the proxy misbehaves on its 407s (`on: challenge` only: a granted CONNECT becomes a tunnel).
     public var faults: [Fault] = []
+    /// TLS on the proxy's own listener (an HTTPS proxy); nil speaks plain HTTP to clients.
+    public var tls: ProxyTLSSettings?
 
     public init(realm: String = "authmock proxy", users: [User], challenges: [Challenge]) {
         self.realm = realm

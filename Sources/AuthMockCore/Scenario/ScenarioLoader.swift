@@ -83,7 +83,8 @@ public enum ScenarioLoader {
             "max-version",
         ],
         "tls.rotate": ["after-requests", "keep-key"],
-        "proxy": ["realm", "users", "challenges", "unauthorized", "faults"],
+        "proxy": ["realm", "users", "challenges", "unauthorized", "faults", "tls"],
+        "proxy.tls": ["identity"],
         "fault": ["when", "effect", "duration", "times", "path"],
         "timeline step": ["after-successes", "after", "at-request", "user", "password", "lock", "unlock", "remove"],
     ]

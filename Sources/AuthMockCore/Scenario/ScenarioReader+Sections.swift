@@ -154,6 +154,27 @@ extension ScenarioReader {
         var settings = ProxySettings(realm: realm, users: users, challenges: challenges)
         if let node = fields["unauthorized"] { settings.unauthorized = unauthorized(node, proxy: true) }
         if let node = fields["faults"] { settings.faults = faults(node, what: "proxy.faults", triggers: [.challenge]) }
+        if let node = fields["tls"] { settings.tls = proxyTLS(node) }
+        return settings
+    }
+
+    /// `proxy.tls: true` (a certificate the scenario's CA signs), `false`, or `{identity: KIND}`.
+    func proxyTLS(_ node: Node) -> ProxyTLSSettings? {
+        guard case .mapping = node else {
+            if case .scalar(let scalar) = node, scalar.style == .plain, ["true", "false"].contains(scalar.string) {
+                return scalar.string == "true" ? ProxyTLSSettings() : nil
+            }
+            report(
+                node, "proxy.tls must be true, false or a mapping, found \(describe(node))",
+                hint: "write `tls: true`, or `tls: {identity: self-signed}` for another certificate"
+            )
+            return nil
+        }
+        var settings = ProxyTLSSettings()
+        guard let fields = mapping(node, "proxy.tls", allowed: ScenarioLoader.keys["proxy.tls"]!) else { return nil }
+        if let node = fields["identity"] {
+            settings.identity = choice(node, "proxy.tls.identity", IdentityKind.self) ?? settings.identity
+        }
         return settings
     }
 

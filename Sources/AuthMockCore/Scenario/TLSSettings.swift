@@ -126,3 +126,19 @@ public struct TLSSettings: Sendable, Equatable {
         self.rotateKeepsKey = rotateKeepsKey
     }
 }
+
+/// A proxy's `tls:` (`proxy: {tls: true}`): the forward proxy's listener speaks TLS itself (an HTTPS proxy),
+/// with a generated identity for `hosts`. Its certificate comes from the scenario's CA when the origin's is
+/// signed by it, else from a CA of its own; clients are given it as `{proxy_ca_file}`.
+public struct ProxyTLSSettings: Sendable, Equatable {
+    public var identity: IdentityKind
+    /// The names the proxy's certificate is for: the ones clients reach the proxy by.
+    public var hosts: [String]
+
+    public static let defaultHosts = ["localhost", "127.0.0.1"]
+
+    public init(identity: IdentityKind = .caSigned, hosts: [String] = ProxyTLSSettings.defaultHosts) {
+        self.identity = identity
+        self.hosts = hosts
+    }
+}

@@ -12,10 +12,15 @@ final class TLSConnectionObserver: ChannelInboundHandler, RemovableChannelHandle
 
     private let record: ConnectionRecord
     private let engines: LockedEngines
+    /// Whose connection it is: the origin's, or an HTTPS proxy's.
+    private let hop: Hop
+    /// The handshake failed on plain HTTP (`tls.plain-http`).
+    private var plainHTTP = false
 
-    init(record: ConnectionRecord, engines: LockedEngines) {
+    init(record: ConnectionRecord, engines: LockedEngines, hop: Hop = .origin) {
         self.record = record
         self.engines = engines
+        self.hop = hop
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -38,6 +43,7 @@ final class TLSConnectionObserver: ChannelInboundHandler, RemovableChannelHandle
             return
         }
         record.handshake = .failed(TLSFailure.describe(error))
+        plainHTTP = TLSFailure.isPlainHTTP(error)
         if let alert = TLSFailure.alert(error) { record.updateTLSFacts { $0.alert = alert } }
         context.close(promise: nil)
     }
@@ -52,7 +58,9 @@ final class TLSConnectionObserver: ChannelInboundHandler, RemovableChannelHandle
         case .failed(let reason): failure = reason
         case .pending: failure = "the client closed the connection during the handshake"
         }
-        engines.recordTLSConnection(record.info, failure: failure, requests: record.exchanges)
+        engines.recordTLSConnection(
+            record.info, failure: failure, requests: record.exchanges, plainHTTP: plainHTTP && failure != nil, hop: hop
+        )
     }
 
     /// The connection goes idle before its handshake completed: that is why it closes.

@@ -134,9 +134,14 @@ final class LockedEngines: Sendable {
     }
 
     /// Records a TLS connection's handshake and request count when it closes.
-    func recordTLSConnection(_ connection: ConnectionInfo, failure: String?, requests: Int) {
+    func recordTLSConnection(
+        _ connection: ConnectionInfo, failure: String?, requests: Int, plainHTTP: Bool = false, hop: Hop = .origin
+    ) {
         decide { pair, now in
-            ((), [pair.recordTLSConnection(connection, failure: failure, requests: requests, now: now)])
+            let entry = pair.recordTLSConnection(
+                connection, failure: failure, requests: requests, plainHTTP: plainHTTP, hop: hop, now: now
+            )
+            return ((), [entry])
         }
     }
 

@@ -76,10 +76,11 @@ final class ForwardProxyResponder: ExchangeResponder {
     }
 
     /// The request as the origin gets it: in origin-form, and without the proxy's own credentials, which a
-    /// real proxy consumes.
+    /// real proxy consumes. The origin hears it from the proxy in cleartext: an HTTPS proxy's TLS ended there.
     private static func forwarded(_ incoming: ExchangeRequest, to originForm: String) -> ExchangeRequest {
         var forwarded = incoming
         forwarded.request.target = originForm
+        forwarded.request.connection.tls = nil
         let consumed = ["proxy-authorization", "proxy-connection"]
         forwarded.request.headers.removeAll { consumed.contains($0.name.lowercased()) }
         return forwarded

@@ -87,11 +87,16 @@ extension AuthMockServer {
         url.replacingOccurrences(of: "//\(old):", with: "//\(new):")
     }
 
-    /// The forward proxy's URL (`http://127.0.0.1:PORT`) when the scenario has a `proxy:` section.
+    /// The forward proxy's URL (`http://127.0.0.1:PORT`) when the scenario has a `proxy:` section;
+    /// `https://localhost:PORT` for an HTTPS proxy (`proxy.tls`; its certificate names localhost).
     public var proxyURL: String? {
-        state.withLockedValue { $0.proxyChannel?.localAddress?.port }.map {
-            Self.url(host: configuration.host, port: $0, tls: false)
-        }.map { String($0.dropLast()) }
+        let (port, isTLS) = state.withLockedValue { ($0.proxyChannel?.localAddress?.port, $0.proxyTLS != nil) }
+        return port.map { Self.url(host: configuration.host, port: $0, tls: isTLS) }.map { String($0.dropLast()) }
+    }
+
+    /// What clients need to trust an HTTPS proxy (its `ca.pem` is `{proxy_ca_file}`); nil for a plain one.
+    public var proxyTLS: TLSInfo? {
+        state.withLockedValue { $0.proxyTLS }?.info
     }
 
     /// What clients need for TLS (files and pins), current after any rotation; nil without TLS.

@@ -37,6 +37,8 @@ public final class AuthMockServer: Sendable {
         var proxyChannel: (any Channel)?
         var journalFile: JournalFile?
         var tls: TLSRuntime?
+        /// The proxy's own identity, when the scenario makes it an HTTPS proxy (`proxy.tls`).
+        var proxyTLS: TLSRuntime?
         var stopped = false
     }
 
@@ -63,9 +65,11 @@ public final class AuthMockServer: Sendable {
         engines.setJournalFile(journalFile)
         let tls = try makeTLSRuntime()
         if let tls { engines.setTLSInfo(tls.info) }
+        let proxyTLS = try makeProxyTLSRuntime(origin: tls)
         state.withLockedValue {
             $0.journalFile = journalFile
             $0.tls = tls
+            $0.proxyTLS = proxyTLS
         }
         do {
             let main = try await bind(host: configuration.host, port: configuration.port, tls: tls)
@@ -85,7 +89,9 @@ public final class AuthMockServer: Sendable {
                 }
             }
             if scenario.proxy != nil {
-                let proxy = try await bindProxy(host: configuration.host, port: configuration.proxyPort)
+                let proxy = try await bindProxy(
+                    host: configuration.host, port: configuration.proxyPort, tls: proxyTLS
+                )
                 state.withLockedValue {
                     $0.channels.append(proxy)
                     $0.proxyChannel = proxy
@@ -116,6 +122,22 @@ public final class AuthMockServer: Sendable {
             identity: identity, clientCertificate: settings?.clientCertificate ?? .none,
             versions: settings.map { $0.minVersion ... $0.maxVersion } ?? .v1_2 ... .v1_3, alpn: scenario.http2.alpn,
             directory: configuration.certificatesDirectory.map { URL(fileURLWithPath: $0) }
+        )
+    }
+
+    /// An HTTPS proxy's identity (`proxy.tls`): signed by the origin's CA when it has one that can sign
+    /// (see ``TLSIdentity/sibling(_:now:)``), else by a CA of its own; its files go to `proxy/` under the
+    /// origin's certificate directory, or to a temporary one. HTTP/1.1 only, no client certificates.
+    private func makeProxyTLSRuntime(origin: TLSRuntime?) throws -> TLSRuntime? {
+        guard let settings = scenario.proxy?.tls else { return nil }
+        let request = IdentityRequest(kind: settings.identity, hosts: settings.hosts)
+        let now = configuration.clock()
+        let identity = try origin?.identity.sibling(request, now: now) ?? TLSIdentity.generate(request, now: now)
+        return try TLSRuntime(
+            identity: identity, clientCertificate: .none,
+            directory: configuration.certificatesDirectory.map {
+                URL(fileURLWithPath: $0).appendingPathComponent("proxy")
+            }
         )
     }
 
@@ -171,13 +193,13 @@ public final class AuthMockServer: Sendable {
         }
     }
 
-    /// The forward proxy's listener.
-    private func bindProxy(host: String, port: Int) async throws -> any Channel {
+    /// The forward proxy's listener; with `tls`, an HTTPS proxy.
+    private func bindProxy(host: String, port: Int, tls: TLSRuntime?) async throws -> any Channel {
         let pipelines = self.pipelines
         return try await listen(host: host, port: port) { [self] channel in
             channel.eventLoop.makeCompletedFuture {
                 guard let id = admit(channel) else { return }
-                try pipelines.configureProxy(channel, id: id)
+                try pipelines.configureProxy(channel, id: id, tls: tls)
             }
         }
     }
@@ -242,15 +264,16 @@ public final class AuthMockServer: Sendable {
     /// connection, flushes the journal file and removes temporary certificate files. Safe to call
     /// more than once.
     public func shutdown() async throws {
-        let (channels, journalFile, tls, alreadyStopped) = state.withLockedValue { state in
+        let (channels, journalFile, tls, proxyTLS, alreadyStopped) = state.withLockedValue { state in
             defer { state.stopped = true }
-            return (state.channels, state.journalFile, state.tls, state.stopped)
+            return (state.channels, state.journalFile, state.tls, state.proxyTLS, state.stopped)
         }
         guard !alreadyStopped else { return }
         for channel in channels { try? await channel.close() }
         await connections.quiesce(gracePeriod: configuration.shutdownGracePeriod)
         journalFile?.close()
         tls?.close()
+        proxyTLS?.close()
         logger.info("stopped", metadata: ["exchanges": "\(engines.read { $0.nextSeq - 1 })"])
     }
 }

@@ -30,6 +30,8 @@ public struct ReadyInfo: Codable, Sendable, Equatable {
         /// `http://127.0.0.1:PORT`, as clients take it (`curl -x`, `HTTPS_PROXY`).
         public var url: String
         public var users: [User]
+        /// An HTTPS proxy's files: its CA (`ca_file`) is what clients trust it with.
+        public var tls: TLSInfo?
     }
 
     enum CodingKeys: String, CodingKey {
@@ -49,7 +51,9 @@ public struct ReadyInfo: Codable, Sendable, Equatable {
         httpURL = server.httpURL
         secondURL = server.secondURL
         protocols = server.scenario.http2.protocols
-        proxy = server.proxyURL.map { ProxyInfo(url: $0, users: server.scenario.proxy?.users ?? []) }
+        proxy = server.proxyURL.map {
+            ProxyInfo(url: $0, users: server.scenario.proxy?.users ?? [], tls: server.proxyTLS)
+        }
     }
 
     /// One line of JSON, no trailing newline.

@@ -4,6 +4,7 @@ enum TLSFailure {
         let raw = String(describing: error)
         let known: [(String, String)] = [
             ("HTTP_REQUEST", "the client sent plain HTTP to the HTTPS port"),
+            ("HTTPS_PROXY_REQUEST", "the client sent a plain-HTTP CONNECT to the TLS port"),
             ("TLSV1_ALERT_UNKNOWN_CA", "the client does not trust the certificate's issuer (alert unknown_ca)"),
             (
                 "SSLV3_ALERT_CERTIFICATE_EXPIRED",
@@ -49,6 +50,13 @@ enum TLSFailure {
         }
         return codes.isEmpty
             ? "the handshake failed (\(raw.prefix(200)))" : "the handshake failed [\(codes.joined(separator: ", "))]"
+    }
+
+    /// Whether the client spoke plain HTTP where TLS was expected: BoringSSL names a request line it found
+    /// instead of a ClientHello (`HTTP_REQUEST`, `HTTPS_PROXY_REQUEST` for a CONNECT).
+    static func isPlainHTTP(_ error: any Error) -> Bool {
+        let raw = String(describing: error)
+        return raw.contains("HTTP_REQUEST") || raw.contains("HTTPS_PROXY_REQUEST")
     }
 
     /// The alert the client sent, by its RFC 8446 name, when BoringSSL's error names one

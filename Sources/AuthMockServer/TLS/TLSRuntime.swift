@@ -65,6 +65,9 @@ final class TLSRuntime: Sendable {
 
     var info: TLSInfo { current.withLockedValue { $0.info } }
 
+    /// The identity served now (an HTTPS proxy's is issued beside it).
+    var identity: TLSIdentity { current.withLockedValue { $0.identity } }
+
     /// Replaces the leaf for new connections and rewrites the files. Runs off the event loop (RSA keys
     /// take a while to make).
     @discardableResult
