@@ -3,7 +3,18 @@ internal import Yams
 
 /// Reads `case.then:`, a second transfer in the same client run.
 extension ScenarioReader {
-    func caseTransfer(_ node: Node, context: CaseContext) -> CaseTransfer? {
+    /// The `then:` entry of a case whose features are `features`: a case with a second transfer needs the
+    /// feature `transfers`, so that clients that make one transfer skip it.
+    func caseTransfer(
+        _ entry: (key: Node, value: Node), features: [String], context: CaseContext
+    ) -> CaseTransfer? {
+        if !features.contains("transfers") {
+            report(
+                entry.key, "a case with `then:` needs the feature transfers",
+                hint: "add transfers to case.features, so that clients that make one transfer skip it"
+            )
+        }
+        let node = entry.value
         guard let fields = mapping(node, "case.then", allowed: CaseLoader.keys["case.then"]!, required: ["path"]) else {
             return nil
         }

@@ -119,14 +119,8 @@ extension ScenarioReader {
             if let node = fields["request"] { definition.request = caseRequest(node, context: context) }
             if let node = fields["give"] { definition.give = caseInputs(node, context: context) }
             if let node = fields["leak"] { definition.leak = leakRow(node) }
-            if let node = fields["then"] { definition.then = caseTransfer(node, context: context) }
-            if definition.then != nil, !definition.features.contains("transfers"),
-                let key = fields.entries["then"]?.key
-            {
-                report(
-                    key, "a case with `then:` needs the feature transfers",
-                    hint: "add transfers to case.features, so that clients that make one transfer skip it"
-                )
+            if let entry = fields.entries["then"] {
+                definition.then = caseTransfer(entry, features: definition.features, context: context)
             }
             definition.expectations = expectations(expectEntry.value)
             return definition
