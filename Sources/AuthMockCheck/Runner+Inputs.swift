@@ -77,6 +77,13 @@ extension CheckRunner {
                 values[.proxyPassword] = give.proxyPassword == .right ? user.password : Self.wrong(user.password)
             }
         }
+        if let socksURL = server.socksURL {
+            values[.socksProxy] = socksURL
+            if let user = item.scenario.socks5?.users.first {
+                values[.socksUser] = user.name
+                values[.socksPassword] = give.socksPassword == .right ? user.password : Self.wrong(user.password)
+            }
+        }
     }
 
     /// The files a case gives, written to its directory: gss-ntlmssp's credentials file and the body.

@@ -47,6 +47,7 @@ public struct CaseDefinition: Sendable, Equatable {
     public static let knownFeatures = [
         "basic", "digest", "ntlm", "negotiate", "proxy", "connect", "tls", "custom-ca", "pinning", "cert-pinning",
         "client-certificate", "redirects", "body", "parallel", "repeat", "timeout", "h2",
+        "socks5",
     ]
 }
 
@@ -95,6 +96,8 @@ public struct CaseInputs: Sendable, Equatable {
 
     public var password: Secret
     public var proxyPassword: Secret
+    /// The SOCKS5 user's password (`{socks_password}`), right or wrong.
+    public var socksPassword: Secret = .right
     /// Give the CA file (on TLS scenarios).
     public var ca: Bool
     /// The server's key pin (`{pin_sha256}`).

@@ -27,7 +27,7 @@ public enum CaseLoader {
     public static let keys: [String: [String]] = [
         "case": ["title", "reference", "features", "timeout", "request", "give"],
         "case.request": ["method", "path", "body", "body-bytes", "repeat", "parallel", "plain-http"],
-        "case.give": ["password", "proxy-password", "ca", "pin", "cert-pin", "client-certificate", "timeout"],
+        "case.give": ["password", "proxy-password", "socks-password", "ca", "pin", "cert-pin", "client-certificate", "timeout"],
         "expect": ["outcome", "implemented", "met", "checks"],
         "check": ["that", "grade", "sequence", "never", "at-most", "at-least", "of", "after", "observe"],
         "pattern": PatternKeys.all.map(\.name),
@@ -41,8 +41,10 @@ extension ScenarioReader {
         var hasUsers: Bool
         var tls: TLSSettings?
         var proxyUsers: Bool
+        var socksUsers: Bool
 
         init(_ scenario: Scenario) {
+            socksUsers = !(scenario.socks5?.users.isEmpty ?? true)
             hasUsers = !scenario.users.isEmpty && scenario.users.allSatisfy(\.knowsPassword)
             tls = scenario.tls
             proxyUsers = !(scenario.proxy?.users.isEmpty ?? true)
@@ -182,6 +184,7 @@ extension ScenarioReader {
                 "the scenario has no users whose passwords it knows (a user file holds hashes only)"
             ),
             ("proxy-password", !context.proxyUsers, "the scenario has no proxy users whose passwords it knows"),
+            ("socks-password", !context.socksUsers, "the scenario has no socks5 users"),
             ("ca", context.tls == nil, "the scenario has no tls: section"),
             ("pin", context.tls == nil, "the scenario has no tls: section"),
             ("cert-pin", context.tls == nil, "the scenario has no tls: section"),
@@ -203,6 +206,9 @@ extension ScenarioReader {
         }
         if let node = fields["proxy-password"] {
             inputs.proxyPassword = choice(node, "case.give.proxy-password", CaseInputs.Secret.self) ?? .right
+        }
+        if let node = fields["socks-password"] {
+            inputs.socksPassword = choice(node, "case.give.socks-password", CaseInputs.Secret.self) ?? .right
         }
         if let node = fields["ca"] { inputs.ca = bool(node, "case.give.ca") ?? true }
         if let node = fields["pin"] { inputs.pin = choice(node, "case.give.pin", CaseInputs.Pin.self) ?? .none }

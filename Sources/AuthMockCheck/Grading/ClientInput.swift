@@ -10,6 +10,9 @@ public enum ClientInput: String, CaseIterable, Sendable {
     case proxy
     case proxyUser = "proxy_user"
     case proxyPassword = "proxy_password"
+    case socksProxy = "socks_proxy"
+    case socksUser = "socks_user"
+    case socksPassword = "socks_password"
     case caFile = "ca_file"
     case pinSHA256 = "pin_sha256"
     case certSHA256 = "cert_sha256"

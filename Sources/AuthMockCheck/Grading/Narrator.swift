@@ -139,7 +139,7 @@ struct Narrator {
             return "#\(entry.seq) TLS connection \(entry.connection): \(entry.verdict)"
                 + (entry.detail.map { " (\($0))" } ?? "")
         }
-        var text = "#\(entry.seq) " + (entry.hop == .proxy ? "proxy " : "")
+        var text = "#\(entry.seq) " + (entry.hop.map { $0 == .origin ? "" : "\($0.rawValue) " } ?? "")
         text += "\(entry.method ?? "?") \(entry.target ?? "?")"
         if let scheme = entry.presentedScheme {
             var words = [scheme]
@@ -154,7 +154,11 @@ struct Narrator {
             text += " Host: \(host)"
         }
         if let stream = entry.stream { text += " (h2 stream \(stream))" }
-        text += entry.reset.map { " → RST_STREAM \($0) \(entry.verdict)" } ?? " → \(entry.status) \(entry.verdict)"
+        if let socks = entry.socks5 {
+            text += " → " + (socks.reply.map { "REP \($0) " } ?? "") + "\(entry.verdict)"
+        } else {
+            text += entry.reset.map { " → RST_STREAM \($0) \(entry.verdict)" } ?? " → \(entry.status) \(entry.verdict)"
+        }
         if let leaks = entry.leaks, !leaks.isEmpty { text += " LEAK: " + leaks.joined(separator: ", ") }
         if let hostile = entry.hostile {
             text += " (hostile: \(hostile.prefix(120))\(hostile.count > 120 ? "…" : ""))"

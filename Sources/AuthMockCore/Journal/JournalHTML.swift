@@ -50,7 +50,7 @@ public enum JournalHTML {
                 html += "<div class=\"tls\">\(summary)</div>\n"
             }
         } else {
-            let hop = entry.hop == .proxy ? "<span class=\"hop\">proxy</span> " : ""
+            let hop = entry.hop.map { $0 == .origin ? "" : "<span class=\"hop\">\($0.rawValue)</span> " } ?? ""
             html += "<div class=\"line\"><span class=\"seq\">#\(entry.seq)</span> \(hop)"
                 + "<span class=\"where\">connection \(entry.connection), exchange \(entry.exchange)</span> "
             html += "<code class=\"request\">\(escape(entry.method ?? "?")) \(escape(entry.target ?? "?"))</code>"

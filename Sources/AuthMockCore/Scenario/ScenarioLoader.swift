@@ -60,7 +60,8 @@ public enum ScenarioLoader {
     public static let keys: [String: [String]] = [
         "scenario": [
             "version", "name", "description", "realm", "users", "challenges", "challenge-style", "nonce",
-            "unauthorized", "resources", "tls", "timeline", "proxy", "second-port", "faults", "http2", "case", "expect",
+            "unauthorized", "resources", "tls", "timeline", "proxy", "second-port", "faults", "http2", "socks5", "case",
+            "expect",
         ],
         "http2": ["mode", "connection-auth"],
         "user": ["name", "password", "domain"],
@@ -81,6 +82,8 @@ public enum ScenarioLoader {
         ],
         "tls.rotate": ["after-requests", "keep-key"],
         "proxy": ["realm", "users", "challenges", "unauthorized", "faults"],
+        "socks5": ["methods", "users", "fault"],
+        "socks5 user": ["name", "password"],
         "fault": ["when", "effect", "duration", "times", "path"],
         "timeline step": ["after-successes", "after", "at-request", "user", "password", "lock", "unlock", "remove"],
     ]

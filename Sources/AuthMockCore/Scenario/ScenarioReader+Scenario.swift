@@ -47,11 +47,12 @@ extension ScenarioReader {
         let secondPort = fields["second-port"].flatMap { bool($0, "second-port") } ?? false
         let faults = fields["faults"].map { self.faults($0, what: "faults") } ?? []
         let http2 = fields["http2"].map { self.http2($0, tls: tls != nil) } ?? HTTP2Policy()
-        let scenario = Scenario(
+        var scenario = Scenario(
             name: name, description: description, realm: realm, users: users, challenges: challenges,
             challengeStyle: style, nonce: nonce, unauthorized: unauthorized, resources: resources, tls: tls,
             timeline: timeline, proxy: proxy, secondPort: secondPort, faults: faults, http2: http2
         )
+        scenario.socks5 = fields["socks5"].flatMap(socks5Settings)
         sections(fields, scenario)
         checkAcrossSections(
             scenario, fields: fields, root: root, usersHadErrors: usersHadErrors,
