@@ -27,7 +27,9 @@ public enum CaseLoader {
     public static let keys: [String: [String]] = [
         "case": ["title", "reference", "features", "timeout", "request", "give"],
         "case.request": ["method", "path", "body", "body-bytes", "repeat", "parallel", "plain-http"],
-        "case.give": ["password", "proxy-password", "socks-password", "ca", "pin", "cert-pin", "client-certificate", "timeout"],
+        "case.give": [
+            "password", "proxy-password", "socks-password", "ca", "pin", "cert-pin", "client-certificate", "timeout",
+        ],
         "expect": ["outcome", "implemented", "met", "checks"],
         "check": ["that", "grade", "sequence", "never", "at-most", "at-least", "of", "after", "observe"],
         "pattern": PatternKeys.all.map(\.name),

@@ -140,7 +140,11 @@ struct Narrator {
                 + (entry.detail.map { " (\($0))" } ?? "")
         }
         var text = "#\(entry.seq) " + (entry.hop.map { $0 == .origin ? "" : "\($0.rawValue) " } ?? "")
-        text += "\(entry.method ?? "?") \(entry.target ?? "?")"
+        if entry.hop == .socks5, entry.method == nil {
+            text += "handshake"
+        } else {
+            text += "\(entry.method ?? "?") \(entry.target ?? "?")"
+        }
         if let scheme = entry.presentedScheme {
             var words = [scheme]
             if let user = entry.credentials?.user, !user.isEmpty { words.append(user) }

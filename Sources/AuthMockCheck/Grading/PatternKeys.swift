@@ -25,7 +25,7 @@ enum PatternKeys {
         PatternKey(
             "hop", read: readHop,
             matches: { hop, entry, _ in (entry.hop ?? .origin) == hop },
-            words: { hop, _ in "to the \(hop.rawValue)" }
+            words: { hop, _ in hop == .socks5 ? "to the SOCKS5 proxy" : "to the \(hop.rawValue)" }
         ),
         PatternKey(
             "method", read: { reader, node, field in reader.string(node, field)?.uppercased() },
@@ -174,7 +174,9 @@ enum PatternKeys {
                 guard let address = entry.socks5?.address else { return false }
                 return wanted == .domain ? address == "domain" : address == "ipv4" || address == "ipv6"
             },
-            words: { wanted, _ in wanted == .domain ? "naming the target by its host name" : "naming the target by address" }
+            words: { wanted, _ in
+                wanted == .domain ? "naming the target by its host name" : "naming the target by address"
+            }
         ),
     ]
 

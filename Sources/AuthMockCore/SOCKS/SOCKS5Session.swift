@@ -111,7 +111,8 @@ public struct SOCKS5Session: Sendable {
         guard let method = settings.methods.first(where: { offered.contains($0.code) }) else {
             let wanted = settings.methods.map(\.rawValue).joined(separator: ", ")
             let sent = count == 0 ? "no method" : (facts.methods ?? []).joined(separator: ", ")
-            return end([0x05, 0xFF], .socks5NoAcceptableMethod, "the client offered \(sent); the server takes \(wanted)")
+            let detail = "the client offered \(sent); the server takes \(wanted)"
+            return end([0x05, 0xFF], .socks5NoAcceptableMethod, detail)
         }
         facts.method = method.rawValue
         phase = method == .usernamePassword ? .auth : .request
@@ -145,7 +146,8 @@ public struct SOCKS5Session: Sendable {
         // the lengths did not describe the message (a username longer than ULEN said).
         if let next = buffer.first, next != 0x05 {
             let detail = "\(buffer.count) byte(s) follow the password that are not a SOCKS5 request: "
-                + "the username or password was longer than its length byte (ULEN \(userLength), PLEN \(passwordLength))"
+                + "the username or password was longer than its length byte "
+                + "(ULEN \(userLength), PLEN \(passwordLength))"
             return end([0x01, 0x01], .socks5BadUsername, detail, authStatus: 1)
         }
         if settings.fault == .closeAfterAuth {
@@ -202,7 +204,8 @@ public struct SOCKS5Session: Sendable {
         facts.address = target.addressType.rawValue
         let granted: (UInt8, Verdict, String)
         if command != 0x01 {
-            granted = (0x07, .socks5CommandNotSupported, "command \(facts.command ?? "?") is not supported; only CONNECT")
+            let detail = "command \(facts.command ?? "?") is not supported; only CONNECT"
+            granted = (0x07, .socks5CommandNotSupported, detail)
         } else if settings.fault == .generalFailure {
             granted = (0x01, .socks5Fault, "answered general failure (fault general-failure)")
         } else if !target.isLoopback {
