@@ -1,4 +1,4 @@
-package import Yams
+internal import Yams
 
 /// The scenario's `socks5:` section: the SOCKS5 listener's methods, users and fault.
 extension ScenarioReader {
