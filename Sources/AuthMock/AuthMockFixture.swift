@@ -84,6 +84,9 @@ public final class AuthMockFixture: Sendable {
     /// The forward proxy (`http://127.0.0.1:PORT`) when the scenario has a `proxy:` section.
     public var proxyURL: URL? { server.proxyURL.flatMap(URL.init(string:)) }
 
+    /// The SOCKS5 listener (`socks5h://127.0.0.1:PORT`) when the scenario has a `socks5:` section.
+    public var socksURL: URL? { server.socksURL.flatMap(URL.init(string:)) }
+
     /// The proxy's host and port, as URLSession's proxy dictionary and most clients want them.
     public var proxyAddress: (host: String, port: Int)? {
         guard let proxy = proxyURL, let host = proxy.host, let port = proxy.port else { return nil }

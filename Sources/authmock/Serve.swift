@@ -103,6 +103,13 @@ extension AuthMockCommand {
 
         @Option(
             help: ArgumentHelp(
+                "Port of the SOCKS5 listener of a scenario with a socks5: section (0: free).", valueName: "port"
+            )
+        )
+        var socksPort = 0
+
+        @Option(
+            help: ArgumentHelp(
                 "Port of the extra plain-HTTP listener of a TLS scenario with plain-http: true (0: free).",
                 valueName: "port"
             )
@@ -147,7 +154,7 @@ extension AuthMockCommand {
                     throw exitInvalidScenario
                 }
             }
-            let configuration = ServerConfiguration(
+            var configuration = ServerConfiguration(
                 host: host, port: port, maxHeaderFieldSize: maxHeaderSize,
                 maxHeaderListSize: max(maxHeaderSize, 64 * 1024), journalCapacity: journalLimit,
                 headerTimeout: .milliseconds(Int64(headerTimeout * 1000)),
@@ -155,6 +162,7 @@ extension AuthMockCommand {
                 journalPath: journal, tlsIdentity: identity, certificatesDirectory: certsDir, plainHTTPPort: httpPort,
                 proxyPort: proxyPort
             )
+            configuration.socksPort = socksPort
             let server = AuthMockServer(
                 scenario: scenario, configuration: configuration, logger: Logger(label: "authmock")
             )

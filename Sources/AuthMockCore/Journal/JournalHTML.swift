@@ -54,7 +54,8 @@ public enum JournalHTML {
             html += "<div class=\"line\"><span class=\"seq\">#\(entry.seq)</span> \(hop)"
                 + "<span class=\"where\">connection \(entry.connection), exchange \(entry.exchange)</span> "
             html += "<code class=\"request\">\(escape(entry.method ?? "?")) \(escape(entry.target ?? "?"))</code>"
-            html += " → <span class=\"status\">\(entry.status)</span></div>\n"
+            let status = entry.socks5.map { "REP \($0.reply.map(String.init) ?? "–")" } ?? "\(entry.status)"
+            html += " → <span class=\"status\">\(status)</span></div>\n"
             if let host = entry.headers.first(where: { $0.name.lowercased() == "host" }) {
                 html += "<div class=\"host\">Host: <code>\(escape(host.value))</code></div>\n"
             }

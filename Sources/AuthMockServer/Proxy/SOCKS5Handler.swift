@@ -52,8 +52,9 @@ final class SOCKS5Handler: ChannelInboundHandler, RemovableChannelHandler {
         let buffer = unwrapInboundIn(data)
         let origin = self.origin
         let step = session.receive(buffer.readableBytesView) { target in origin(target.port) != nil }
+        var written: EventLoopFuture<Void>?
         if !step.reply.isEmpty {
-            context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: step.reply)), promise: nil)
+            written = context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: step.reply)))
         }
         if let outcome = step.outcome { journal(outcome) }
         switch step.action {
@@ -61,7 +62,13 @@ final class SOCKS5Handler: ChannelInboundHandler, RemovableChannelHandler {
             break
         case .close:
             deadline?.cancel()
-            context.close(promise: nil)
+            // Once the failure code is out (or could not be written): the client reads it before the close.
+            let channel = context.channel
+            if let written {
+                written.whenComplete { _ in channel.close(promise: nil) }
+            } else {
+                channel.close(promise: nil)
+            }
         case .tunnel(let target, let leftover):
             deadline?.cancel()
             startTunnel(to: target, leftover: leftover, context: context)
