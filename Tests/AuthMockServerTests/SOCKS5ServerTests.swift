@@ -144,6 +144,37 @@ struct SOCKS5ServerTests {
         }
     }
 
+    /// `authmock serve --socks-port N`: the listener on that port, named in the ready line and the banner.
+    @Test func serveTakesTheSOCKSPort() async throws {
+        let free = try await withServer(try Self.scenario()) { try socksPort($0) }  // a port just freed
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CLITests.binary)
+        process.arguments = [
+            "serve", repositoryRoot.appendingPathComponent("scenarios/conformance/socks5.username-password.yaml").path,
+            "--port", "0", "--socks-port", String(free),
+        ]
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try launch(process)
+        defer { if process.isRunning { process.terminate() } }
+        let line = try await Task.detached { () -> String in
+            var bytes: [UInt8] = []
+            while let byte = try out.fileHandleForReading.read(upToCount: 1)?.first, byte != UInt8(ascii: "\n") {
+                bytes.append(byte)
+            }
+            return String(decoding: bytes, as: UTF8.self)
+        }.value
+        let ready = try JSONDecoder().decode(ReadyInfo.self, from: Data(line.utf8))
+        #expect(ready.socks5?.url == "socks5h://127.0.0.1:\(free)")
+        let ok = try await curl(["--proxy", "socks5h://127.0.0.1:\(free)", "--proxy-user", "mole:tunnel", ready.url])
+        #expect(ok.status == 200)
+        kill(process.processIdentifier, SIGTERM)
+        let banner = String(decoding: await Task.detached { err.fileHandleForReading.readDataToEndOfFile() }.value, as: UTF8.self)
+        process.waitUntilExit()
+        #expect(banner.contains("socks5     socks5h://127.0.0.1:\(free)  users mole:tunnel"), "\(banner)")
+    }
+
     static func exchange(_ port: Int, _ bytes: [UInt8]) throws -> [UInt8] {
         let connection = try RawConnection(port: port)
         _ = connection.send(bytes: bytes)
