@@ -59,6 +59,40 @@ extension CheckRunnerTests {
         #expect(right.verdict == .pass, "\(right.findings) \(right.stderr ?? "")")
     }
 
+    /// The case language's SOCKS5 words are read strictly: a SOCKS5 password needs SOCKS5 users, and
+    /// `socks-address` and `hop` take only their values.
+    @Test func socksCaseWordsAreReadStrictly() throws {
+        let yaml = """
+            version: 1
+            name: x
+            challenges: []
+            resources: [{path: /, protected: false}]
+            case:
+              title: t
+              give: {socks-password: wrong}
+            expect:
+              checks:
+                - that: a
+                  never: {hop: socks, socks-address: name}
+            """
+        var messages: [String] = []
+        do {
+            _ = try CaseLoader.load(yaml: yaml, file: "s.yaml", files: .inMemory([:]))
+            Issue.record("the case loaded")
+        } catch {
+            messages = error.diagnostics.map(\.message)
+        }
+        #expect(messages.contains("case.give.socks-password cannot be given: the scenario has no socks5 users"), "\(messages)")
+        #expect(messages.contains("hop 'socks' is not known"), "\(messages)")
+        #expect(messages.contains("check.never.socks-address 'name' is not known"), "\(messages)")
+        let loaded = try CaseLoader.load(
+            yaml: yaml.replacingOccurrences(of: "socks, socks-address: name", with: "socks5, socks-address: ip")
+                .replacingOccurrences(of: "resources:", with: "socks5: {users: [{name: m, password: p}]}\nresources:"),
+            file: "s.yaml", files: .inMemory([:])
+        )
+        #expect(loaded.conformance?.give.socksPassword == .wrong)
+    }
+
     /// A client that never speaks SOCKS5 (curl straight at the origin) meets none of the cases: no pass.
     /// Where a case forbids reaching the origin around the proxy, going there directly fails it.
     @Test func aClientWithoutSOCKS5PassesNothing() async throws {
