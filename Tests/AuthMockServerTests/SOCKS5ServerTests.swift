@@ -129,6 +129,20 @@ struct SOCKS5ServerTests {
         }
     }
 
+    /// Shutdown does not wait out a client stalled in the handshake: it is journaled and closed at once.
+    @Test func shutdownClosesAStalledHandshake() async throws {
+        let server = AuthMockServer(scenario: try Self.scenario(), configuration: ServerConfiguration(port: 0))
+        try await server.start()
+        let connection = try RawConnection(port: try socksPort(server))
+        #expect(connection.send(bytes: [0x05, 0x01]))
+        try await Task.sleep(for: .milliseconds(100))
+        let started = ContinuousClock.now
+        try await server.shutdown()
+        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(server.journal.map(\.verdict) == [.socks5Truncated])
+        #expect(server.journal.first?.detail == "the server shut down during the greeting")
+    }
+
     /// A target that is not one of the scenario's origins: REP 2 (not allowed by ruleset).
     @Test func otherTargetsAreRefused() async throws {
         try await withServer(try Self.scenario()) { server in

@@ -74,6 +74,14 @@ public struct SOCKS5Session: Sendable {
         return outcome(.socks5Truncated, "the client closed the connection \(what)")
     }
 
+    /// The server is shutting down: the outcome when the handshake was not over.
+    public mutating func serverClosed() -> SOCKS5Outcome? {
+        guard phase != .done else { return nil }
+        let during = phase.rawValue
+        phase = .done
+        return outcome(.socks5Truncated, "the server shut down during \(during)")
+    }
+
     /// The client sent nothing more for too long: the outcome to journal before the shell closes.
     public mutating func timedOut(after seconds: Double) -> SOCKS5Outcome? {
         guard phase != .done else { return nil }

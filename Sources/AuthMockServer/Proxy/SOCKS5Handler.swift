@@ -81,6 +81,14 @@ final class SOCKS5Handler: ChannelInboundHandler, RemovableChannelHandler {
         context.fireChannelInactive()
     }
 
+    /// Shutdown: a handshake still under way is journaled and closed; the server waits for no client here.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard event is ChannelShouldQuiesceEvent else { return context.fireUserInboundEventTriggered(event) }
+        deadline?.cancel()
+        if let outcome = session.serverClosed() { journal(outcome) }
+        context.close(promise: nil)
+    }
+
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         context.close(promise: nil)
     }
