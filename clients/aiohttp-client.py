@@ -59,6 +59,14 @@ async def run(auth_kind):
             # on every request (https://docs.aiohttp.org/en/stable/client_advanced.html#authentication,
             # https://docs.aiohttp.org/en/stable/client_reference.html#aiohttp.encode_basic_auth).
             options["headers"] = {"Authorization": aiohttp.encode_basic_auth(user, password)}
+    elif env("AUTHMOCK_NETRC_FILE"):
+        # Credentials from ~/.netrc: with trust_env=True a session reads it (HOME is the case's {home},
+        # the profile's env:), as ClientSession's reference says for trust_env
+        # (https://docs.aiohttp.org/en/stable/client_reference.html#aiohttp.ClientSession).
+        options["trust_env"] = True
+    # A header the application sets itself, on the request (headers=).
+    if env("AUTHMOCK_HEADER_NAME"):
+        per_request["headers"] = {env("AUTHMOCK_HEADER_NAME"): env("AUTHMOCK_HEADER_VALUE", "")}
     # aiohttp has no NTLM: AUTHMOCK_DOMAIN is ignored.
 
     proxy = env("AUTHMOCK_PROXY")

@@ -41,6 +41,12 @@ async def run(auth_kind):
         else:
             # The documented shorthand for httpx.BasicAuth, sent up front on every request.
             options["auth"] = (user, password)
+    elif env("AUTHMOCK_NETRC_FILE"):
+        # Credentials from a netrc file: httpx.NetRCAuth, given the file
+        # (https://www.python-httpx.org/advanced/authentication/#netrc-authentication).
+        options["auth"] = httpx.NetRCAuth(env("AUTHMOCK_NETRC_FILE"))
+    # A header the application sets itself, in `headers=` (https://www.python-httpx.org/quickstart/).
+    headers = {env("AUTHMOCK_HEADER_NAME"): env("AUTHMOCK_HEADER_VALUE", "")} if env("AUTHMOCK_HEADER_NAME") else {}
     # httpx has no NTLM (AUTHMOCK_DOMAIN is ignored) and no public-key pinning
     # (AUTHMOCK_PIN_SHA256 is ignored).
 
@@ -74,7 +80,7 @@ async def run(auth_kind):
     async with httpx.AsyncClient(**options) as client:
         async def fetch():
             # request() reads the whole body before it returns.
-            response = await client.request(method, url, content=body)
+            response = await client.request(method, url, content=body, headers=headers)
             return response.status_code
 
         # PARALLEL concurrent tasks on the one client (httpx's async docs:

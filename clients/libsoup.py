@@ -54,6 +54,10 @@ def main():
     session.add_feature_by_type(Soup.AuthNTLM.__gtype__)
     if Soup.AuthNegotiate.supported():
         session.add_feature_by_type(Soup.AuthNegotiate.__gtype__)
+    if env("AUTHMOCK_COOKIE_JAR"):
+        # The cookie cases: a Session keeps no cookies until a SoupCookieJar is added to it
+        # ("add a SoupCookieJar to the session", https://libsoup.org/libsoup-3.0/class.CookieJar.html).
+        session.add_feature(Soup.CookieJar())
     # libsoup has no public-key pinning API (its accept-certificate signal runs only for a
     # certificate that already failed validation): AUTHMOCK_PIN_SHA256 is ignored.
 
@@ -105,6 +109,10 @@ def main():
                 loop.quit()
             return
         msg = Soup.Message.new(method, url)
+        # A header the application sets itself, in the message's request headers
+        # (https://libsoup.org/libsoup-3.0/method.MessageHeaders.append.html).
+        if env("AUTHMOCK_HEADER_NAME"):
+            msg.get_request_headers().append(env("AUTHMOCK_HEADER_NAME"), env("AUTHMOCK_HEADER_VALUE", ""))
         msg.connect("authenticate", authenticate)
         if client_certificate is not None:
             msg.connect("request-certificate", request_certificate)

@@ -97,6 +97,9 @@ sub main {
     # passes, and its "pub" digest is over the key bits, not the SPKI the pin is of.
     # AUTHMOCK_PIN_SHA256 is ignored.
 
+    # The cookie cases: LWP keeps no cookies unless given a cookie_jar; `cookie_jar => {}` makes an
+    # in-memory HTTP::Cookies, as LWP::UserAgent's documentation shows.
+    $options{cookie_jar} = {} if input('AUTHMOCK_COOKIE_JAR');
     my $ua = AuthmockUserAgent->new(%options);
 
     if (my $timeout = input('AUTHMOCK_TIMEOUT')) {
@@ -120,6 +123,14 @@ sub main {
         $ua->proxy([qw(http https)], $proxy);
     }
 
+    # A header the application sets itself, on the request: HTTP::Request->new($method, $url, $header)
+    # (https://metacpan.org/pod/HTTP::Request#new); not the user agent's default_header, which is meant
+    # for every request to every host. LWP reads no netrc for HTTP.
+    my @header;
+    if (my $name = input('AUTHMOCK_HEADER_NAME')) {
+        @header = ($name => input('AUTHMOCK_HEADER_VALUE') // '');
+    }
+
     my $body;
     if (my $file = input('AUTHMOCK_BODY_FILE')) {
         open(my $fh, '<:raw', $file) or die "cannot open $file: $!\n";
@@ -133,7 +144,7 @@ sub main {
     my (@codes, $ok);
     $ok = 1;
     for (1 .. $repeat) {
-        my $request = HTTP::Request->new($method => $url);
+        my $request = HTTP::Request->new($method => $url, [@header]);
         $request->content($body) if defined $body;
         my $response = $ua->request($request);
         push @codes, $response->code;

@@ -16,11 +16,16 @@ The adapter sets libcurl's own options, the ones the `curl` profile's command li
   --cert C --key K         SSLCERT, SSLKEY
   --request M              CUSTOMREQUEST
   --data-binary @F         POSTFIELDS (the file's bytes)
+  -T -                     UPLOAD, READFUNCTION reading standard input (AUTHMOCK_BODY_STDIN), no SEEKFUNCTION
   --max-time T             TIMEOUT_MS
   --parallel               a CurlMulti (curl_multi_*), one easy handle per parallel fetch
+  -H "Name: value"         HTTPHEADER (a header the application sets itself)
+  --netrc-file F           NETRC = NETRC_OPTIONAL, NETRC_FILE = F
 Which scheme is answered, how often, the redirects, the TLS checks and the pin comparison are
 libcurl's own decisions; the adapter never looks at a challenge.
 """
+import sys
+
 import pycurl
 
 from adapter_support import env, exit_with, read_body, report
@@ -52,6 +57,15 @@ def configure(handle, url, body):
         # PycURL accepts only ASCII str; other text is passed as bytes, encoded by the caller
         # (https://pycurl.io/docs/latest/unicode.html). UTF-8, the bytes `curl -u` gets from argv.
         handle.setopt(pycurl.USERPWD, (name + ":" + env("AUTHMOCK_PASSWORD", "")).encode())
+
+    # A header the application sets itself (https://curl.se/libcurl/c/CURLOPT_HTTPHEADER.html).
+    if env("AUTHMOCK_HEADER"):
+        handle.setopt(pycurl.HTTPHEADER, [env("AUTHMOCK_HEADER").encode()])
+    # Credentials from a netrc file: NETRC_OPTIONAL is what `curl --netrc-file` sets
+    # (https://curl.se/libcurl/c/CURLOPT_NETRC.html, https://curl.se/libcurl/c/CURLOPT_NETRC_FILE.html).
+    if env("AUTHMOCK_NETRC_FILE"):
+        handle.setopt(pycurl.NETRC, pycurl.NETRC_OPTIONAL)
+        handle.setopt(pycurl.NETRC_FILE, env("AUTHMOCK_NETRC_FILE"))
 
     proxy = env("AUTHMOCK_PROXY")
     if proxy:
@@ -89,9 +103,19 @@ def configure(handle, url, body):
     if body is not None:
         # --data-binary: the bytes as the request body (libcurl makes it a POST)...
         handle.setopt(pycurl.POSTFIELDS, body)
+    elif env("AUTHMOCK_BODY_STDIN") == "-":
+        # -T -: libcurl reads the body from standard input as it sends it; with no seek callback it
+        # cannot rewind it (CURLE_SEND_FAIL_REWIND when it would have to).
+        handle.setopt(pycurl.UPLOAD, 1)
+        handle.setopt(pycurl.READFUNCTION, sys.stdin.buffer.read)
     if method != "GET":
         # ...and --request METHOD names the method (PUT in body.put-expect-continue).
         handle.setopt(pycurl.CUSTOMREQUEST, method)
+
+    if env("AUTHMOCK_COOKIE_JAR"):
+        # The cookie cases: COOKIEFILE "" starts libcurl's cookie engine without reading a file
+        # (CURLOPT_COOKIEFILE's documentation), like curl's -c.
+        handle.setopt(pycurl.COOKIEFILE, "")
 
     if env("AUTHMOCK_TIMEOUT"):
         # --max-time: the whole transfer.

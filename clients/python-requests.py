@@ -34,6 +34,13 @@ def main():
             # (sent preemptively on the first request).
             session.auth = (user, password or "")
 
+    # A header the application sets itself, in `headers=` as the quickstart teaches ("Custom Headers");
+    # with no auth= given, requests falls back on ~/.netrc (HOME is the case's {home}, the profile's env:),
+    # as its authentication page says ("netrc Authentication"), and the URL's own userinfo needs nothing.
+    headers = {}
+    if env("AUTHMOCK_HEADER_NAME"):
+        headers[env("AUTHMOCK_HEADER_NAME")] = env("AUTHMOCK_HEADER_VALUE", "")
+
     # TLS options are passed per request, not set on the Session: with trust_env (the
     # default) a REQUESTS_CA_BUNDLE/CURL_CA_BUNDLE in the environment overrides
     # session.verify (requests issue #3829), but not a per-request verify=.
@@ -65,7 +72,7 @@ def main():
 
     def fetch():
         # requests follows redirects by default (allow_redirects=True for every method but HEAD).
-        return session.request(method, url, data=body, timeout=timeout, **tls).status_code
+        return session.request(method, url, data=body, headers=headers, timeout=timeout, **tls).status_code
 
     # PARALLEL threads share the one Session, each doing REPEAT sequential fetches.
     return report(in_threads(fetch, repeat, parallel))

@@ -8,6 +8,7 @@ checks are all urllib's (and the ssl module's) decisions.
 Version: python3 -c 'import sys, urllib.request; print(urllib.request.__version__, sys.version.split()[0])'
 """
 import http.client
+import http.cookiejar
 import ssl
 import urllib.error
 import urllib.request
@@ -61,6 +62,11 @@ def main():
             context.load_cert_chain(env("AUTHMOCK_CLIENT_CERT"), env("AUTHMOCK_CLIENT_KEY"))
         handlers.append(urllib.request.HTTPSHandler(context=context))
 
+    if env("AUTHMOCK_COOKIE_JAR"):
+        # The cookie cases: urllib keeps no cookies unless given an HTTPCookieProcessor over a
+        # CookieJar (its documentation's way; http.cookiejar decides what goes where).
+        handlers.append(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+
     # build_opener adds the defaults too, HTTPRedirectHandler among them (redirects followed).
     opener = urllib.request.build_opener(*handlers)
 
@@ -68,9 +74,11 @@ def main():
     timeout = float(env("AUTHMOCK_TIMEOUT")) if env("AUTHMOCK_TIMEOUT") else None
 
     body = read_body()
+    # A header the application sets itself: Request's `headers=` (urllib has no netrc support).
+    headers = {env("AUTHMOCK_HEADER_NAME"): env("AUTHMOCK_HEADER_VALUE", "")} if env("AUTHMOCK_HEADER_NAME") else {}
 
     def fetch():
-        request = urllib.request.Request(url, data=body, method=method)
+        request = urllib.request.Request(url, data=body, headers=headers, method=method)
         try:
             with opener.open(request, timeout=timeout) as response:
                 response.read()

@@ -55,9 +55,11 @@ struct ClientProcess {
     /// - Parameters:
     ///   - directory: where the output files go.
     ///   - workingDirectory: where the client runs; nil: authmock's own.
+    ///   - stdin: a file whose bytes reach the client's standard input through a pipe (which it cannot
+    ///     rewind); nil: /dev/null.
     static func run(
         _ arguments: [String], environment: [String: String], directory: URL, workingDirectory: String? = nil,
-        timeout: Double, crash: ClientProfile.CrashSignature = .init()
+        timeout: Double, crash: ClientProfile.CrashSignature = .init(), stdin: String? = nil
     ) async throws(LaunchError) -> Result {
         let workingDirectory = workingDirectory ?? FileManager.default.currentDirectoryPath
         guard let program = arguments.first,
@@ -74,12 +76,23 @@ struct ClientProcess {
         process.arguments = Array(arguments.dropFirst())
         process.environment = environment
         process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory)
-        process.standardInput = FileHandle.nullDevice
+        let feeder: Process?
+        do {
+            feeder = try stdin.map(Self.feed)
+        } catch {
+            throw .failed("cat", "\(error)")
+        }
+        process.standardInput = feeder?.standardOutput ?? FileHandle.nullDevice
         process.standardOutput = out
         process.standardError = err
         defer {
             try? out?.close()
             try? err?.close()
+            // The feeder ends when the client has read everything or is gone (a broken pipe); make sure.
+            if let feeder {
+                if feeder.isRunning { feeder.terminate() }
+                feeder.waitUntilExit()
+            }
         }
         // The exit is reported by Foundation's termination handler (a SIGCHLD source), so the runner learns
         // of it at once instead of at the next tick of a poll; the deadline is the wait's own.
@@ -96,9 +109,20 @@ struct ClientProcess {
         } catch {
             throw .failed(program, "\(error)")
         }
+        // Only the client reads: when it is gone, cat's pipe breaks.
+        try? (feeder?.standardOutput as? Pipe)?.fileHandleForReading.close()
         let deadline = start.advanced(by: .milliseconds(Int(timeout * 1000)))
         let killed = await watch(process.processIdentifier, exit: exit, deadline: deadline)
         process.waitUntilExit()
+        let outcome = Self.outcome(of: process, killed: killed, since: start, crash: crash, stderr: stderrURL)
+        return Result(outcome: outcome, stdout: tail(of: stdoutURL), stderr: tail(of: stderrURL))
+    }
+
+    /// How the ended `process` ended: its status or signal, how long it ran, and crash evidence from stderr.
+    private static func outcome(
+        of process: Process, killed: Bool, since start: ContinuousClock.Instant,
+        crash: ClientProfile.CrashSignature, stderr stderrURL: URL
+    ) -> ClientOutcome {
         let elapsed = ContinuousClock.now - start
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let signaled = process.terminationReason == .uncaughtSignal
@@ -112,7 +136,23 @@ struct ClientProcess {
             let text = (try? Data(contentsOf: stderrURL)).map { String(decoding: $0, as: UTF8.self) } ?? ""
             outcome.crash = crash.evidence(exitStatus: status, stderr: text)
         }
-        return Result(outcome: outcome, stdout: tail(of: stdoutURL), stderr: tail(of: stderrURL))
+        return outcome
+    }
+
+    /// Starts `cat FILE` writing into a pipe, whose reading end becomes the client's standard input: a
+    /// stream, not a file the client could seek back in. A second process, so that a client that stops
+    /// reading breaks `cat`'s pipe, not authmock's.
+    static func feed(_ file: String) throws -> Process {
+        let feeder = Process()
+        feeder.executableURL = URL(fileURLWithPath: "/bin/cat")
+        feeder.arguments = [file]
+        feeder.standardInput = FileHandle.nullDevice
+        feeder.standardOutput = Pipe()
+        feeder.standardError = FileHandle.nullDevice
+        try ProcessLauncher.run(feeder)
+        // Only cat writes: the client sees the end of its input when cat is done.
+        try? (feeder.standardOutput as? Pipe)?.fileHandleForWriting.close()
+        return feeder
     }
 
     /// Waits for the exit of process `pid` (`exit`'s state turns true) until `deadline`; then sends it

@@ -181,6 +181,7 @@ public enum Reports {
             lines.append(guide)
             lines.append("")
         }
+        lines += leakSummary(suites)
         lines.append(
             "Verdicts: ✅ pass · ⚠️ non-strict (a SHOULD broken) · ℹ️ informational (client policy)"
                 + " · ➖ unimplemented · ❌ fail · 💥 error (runner)"

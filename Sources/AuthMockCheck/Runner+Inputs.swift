@@ -25,6 +25,7 @@ extension CheckRunner {
         let request = item.definition.request
         var values = Self.requestValues(item, server: server)
         Self.addUserValues(item, server: server, to: &values)
+        try Self.placeCredentials(item, directory: directory, in: &values)
         if let tls = server.tls {
             try Self.addTLSValues(tls, give: item.definition.give, to: &values)
         }
@@ -86,7 +87,44 @@ extension CheckRunner {
         }
     }
 
-    /// The files a case gives, written to its directory: gss-ntlmssp's credentials file and the body.
+    /// Moves the user's credentials where the case says the application supplies them (`credentials-in:`):
+    /// into a header, the URL's userinfo or a netrc file written to the case's directory, instead of
+    /// `{user}`/`{password}`.
+    static func placeCredentials(
+        _ item: ConformanceCase, directory: URL, in values: inout [ClientInput: String]
+    ) throws {
+        let give = item.definition.give
+        guard give.credentialsIn != .arguments, let user = values[.user], let password = values[.password] else {
+            return
+        }
+        values[.user] = nil
+        values[.password] = nil
+        switch give.credentialsIn {
+        case .arguments:
+            break
+        case .header:
+            let value = AppCredentials.headerValue(name: give.header, user: user, password: password)
+            values[.header] = "\(give.header): \(value)"
+            values[.headerName] = give.header
+            values[.headerValue] = value
+        case .userinfo:
+            values[.url] = values[.url].map { AppCredentials.withUserinfo($0, user: user, password: password) }
+        case .netrc:
+            let host = values[.url].flatMap { URLComponents(string: $0)?.host } ?? "127.0.0.1"
+            let home = directory.appendingPathComponent("home")
+            try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+            let file = home.appendingPathComponent(".netrc")
+            let text = AppCredentials.netrc(give.netrc, firstHost: host, user: user, password: password)
+            try Data(text.utf8).write(to: file)
+            // Readable by its owner only: Python's netrc module refuses a ~/.netrc others can read.
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+            values[.netrcFile] = file.path
+            values[.home] = home.path
+        }
+    }
+
+    /// The files a case gives, written to its directory: gss-ntlmssp's credentials file and the body; and
+    /// in the cookie cases the path of a cookie jar there, for clients whose cookie engine needs a file.
     static func addFiles(_ item: ConformanceCase, directory: URL, to values: inout [ClientInput: String]) throws {
         if let user = item.scenario.users.first, let password = values[.password] {
             // gss-ntlmssp's credentials file (DOMAIN:user:password), for clients whose Negotiate goes
@@ -95,10 +133,19 @@ extension CheckRunner {
             try Data("\(user.domain ?? ""):\(user.name):\(password)\n".utf8).write(to: file)
             values[.ntlmUserFile] = file.path
         }
+        if item.definition.features.contains("cookies") {
+            // Not created: a client's cookie engine writes it (curl `-c`) or reads nothing from it yet.
+            values[.cookieJar] = directory.appendingPathComponent("cookies.txt").path
+        }
         if let body = item.definition.request.body {
             let file = directory.appendingPathComponent("body.bin")
             try Data(body).write(to: file)
-            values[.bodyFile] = file.path
+            // On standard input (a pipe the runner fills from the file) the body is `-`, as curl names it.
+            if item.definition.request.bodyOnStdin {
+                values[.bodyStdin] = "-"
+            } else {
+                values[.bodyFile] = file.path
+            }
         }
     }
 

@@ -8,6 +8,8 @@ public struct CaseReport: Sendable, Codable, Equatable {
     public var id: String
     public var title: String
     public var reference: String?
+    /// The case's place in the leak matrix, when it has one (`case.leak:`).
+    public var leak: LeakRow?
     public var verdict: CaseVerdict
     /// For each broken expectation: what was expected and what the client did, quoting the journal.
     public var findings: [String]
@@ -31,9 +33,10 @@ public struct CaseReport: Sendable, Codable, Equatable {
         id: String, title: String, reference: String? = nil, verdict: CaseVerdict, findings: [String] = [],
         observations: [String] = [], outcome: ClientOutcome? = nil, command: [String]? = nil, stdout: String? = nil,
         stderr: String? = nil, journal: [JournalEntry] = [], quoted: [Int]? = nil, schemesUsed: [SchemeUse]? = nil,
-        gate: SchemeGate? = nil
+        gate: SchemeGate? = nil, leak: LeakRow? = nil
     ) {
         self.id = id
+        self.leak = leak
         self.title = title
         self.reference = reference
         self.verdict = verdict
@@ -211,7 +214,8 @@ public struct CheckRunner: Sendable {
         do {
             result = try await ClientProcess.run(
                 command, environment: inputs.environment, directory: directory, workingDirectory: profile.directory,
-                timeout: timeout, crash: profile.crash
+                timeout: timeout, crash: profile.crash,
+                stdin: definition.request.bodyOnStdin ? directory.appendingPathComponent("body.bin").path : nil
             )
         } catch {
             try? await server.shutdown()
@@ -240,10 +244,12 @@ public struct CheckRunner: Sendable {
         timeout: Double
     ) -> CaseReport {
         let definition = item.definition
+        // A header the case gives as the credential is one, whatever its name (an API key).
+        let given = definition.give.credentialsIn == .header ? [definition.give.header] : []
         let judge = Judge(
             expectations: definition.expectations, authority: inputs.authority,
             bodySHA256: definition.request.body.map(Judge.sha256Hex), timeout: timeout,
-            shown: item.scenario.tls?.shownToClients, credentialHeaders: profile.credentialHeaders
+            shown: item.scenario.tls?.shownToClients, credentialHeaders: profile.credentialHeaders + given
         )
         var judgement = judge.judge(journal, outcome: outcome)
         // A gate the journal does not meet is settled by the whole run: judge both ways now.
@@ -291,7 +297,7 @@ public struct CheckRunner: Sendable {
         CaseReport(
             id: item.id, title: item.definition.title, reference: item.definition.reference, verdict: verdict,
             findings: [], observations: [], outcome: nil, command: nil, stdout: nil, stderr: nil, journal: [],
-            quoted: nil, schemesUsed: nil, gate: nil
+            quoted: nil, schemesUsed: nil, gate: nil, leak: item.definition.leak
         )
     }
 

@@ -118,6 +118,10 @@ public final class Main {
             // auth state), and a context is not thread-safe, so parallel workers have one each.
             codes = inParallel(parallel, repeat, HttpClientContext::create, context -> {
                 RequestBuilder request = RequestBuilder.create(method).setUri(uri);
+                // A header the application sets itself (RequestBuilder.setHeader).
+                if (input("AUTHMOCK_HEADER_NAME") != null) {
+                    request.setHeader(input("AUTHMOCK_HEADER_NAME"), input("AUTHMOCK_HEADER_VALUE", ""));
+                }
                 if (bodyFile != null) {
                     request.setEntity(new FileEntity(bodyFile, ContentType.APPLICATION_OCTET_STREAM));
                 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """authmock adapter for urllib3 on its own (no requests), for the CVE replay (ci/cve-replay).
 
-Usage: python3 clients/cve/urllib3-client.py [--send authorization|proxy-authorization|cookie]
+Usage: python3 clients/cve/urllib3-client.py [--send authorization|proxy-authorization|cookie|header]
 
 One PoolManager, one request, redirects followed by urllib3 itself (`redirect=True`, the default of
 PoolManager.request). urllib3 answers no challenge: its documented way to authenticate is to build the
@@ -13,6 +13,7 @@ redirect CVEs are about. `--send` picks which header carries AUTHMOCK_USER/AUTHM
                        header, with no proxy configured (the precondition of CVE-2024-37891)
   cookie               `Cookie: authmock-session=<password>`, a session cookie set by hand (urllib3 has
                        no cookie jar; CVE-2023-43804)
+  header               the header the case gives (AUTHMOCK_HEADER_NAME/VALUE, `credentials-in: header`)
 
 A clean failure is what urllib3 documents raising: its exceptions all derive from
 urllib3.exceptions.HTTPError (https://urllib3.readthedocs.io/en/stable/reference/urllib3.exceptions.html);
@@ -37,7 +38,10 @@ def main(send):
     user, password = env("AUTHMOCK_USER"), env("AUTHMOCK_PASSWORD", "")
 
     headers = {}
-    if user is not None:
+    if send == "header":
+        if env("AUTHMOCK_HEADER_NAME"):
+            headers[env("AUTHMOCK_HEADER_NAME")] = env("AUTHMOCK_HEADER_VALUE", "")
+    elif user is not None:
         if send == "authorization":
             headers.update(make_headers(basic_auth=f"{user}:{password}"))
         elif send == "proxy-authorization":
@@ -58,6 +62,6 @@ def main(send):
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
-    parser.add_argument("--send", choices=["authorization", "proxy-authorization", "cookie"], default="authorization")
+    parser.add_argument("--send", choices=["authorization", "proxy-authorization", "cookie", "header"], default="authorization")
     send = parser.parse_args().send
     exit_with(lambda: main(send), errors=(urllib3.exceptions.HTTPError,))

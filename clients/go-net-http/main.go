@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"net/url"
 	"os"
 	"strconv"
@@ -115,6 +116,15 @@ func main() {
 	// One client for every fetch. CheckRedirect is left nil: the default policy follows up
 	// to 10 redirects, and decides itself which headers (Authorization) go along.
 	client := &http.Client{Transport: transport}
+	if _, ok := input("AUTHMOCK_COOKIE_JAR"); ok {
+		// The cookie cases: a Client keeps no cookies unless given a Jar (https://pkg.go.dev/net/http#Client);
+		// net/http/cookiejar is the standard library's, which decides what goes where.
+		jar, err := cookiejar.New(nil)
+		if err != nil {
+			fail(err)
+		}
+		client.Jar = jar
+	}
 	if value, ok := input("AUTHMOCK_TIMEOUT"); ok {
 		// Client.Timeout bounds the whole exchange (connect, redirects, reading the body).
 		seconds, err := strconv.ParseFloat(value, 64)
@@ -147,6 +157,11 @@ func main() {
 		}
 		if hasUser {
 			request.SetBasicAuth(user, password)
+		}
+		// A header the application sets itself (https://pkg.go.dev/net/http#Header.Set). Go reads no
+		// netrc; credentials in the URL's userinfo it sends as Basic by itself.
+		if name, ok := input("AUTHMOCK_HEADER_NAME"); ok {
+			request.Header.Set(name, os.Getenv("AUTHMOCK_HEADER_VALUE"))
 		}
 		response, err := client.Do(request)
 		if err != nil {

@@ -24,6 +24,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Authenticator;
+import java.net.CookieHandler;
+import java.net.CookieManager;
 import java.net.HttpURLConnection;
 import java.net.InetSocketAddress;
 import java.net.PasswordAuthentication;
@@ -121,6 +123,12 @@ public final class Main {
         // The JVM-wide default authenticator, the classic documented way
         // (https://docs.oracle.com/javase/8/docs/technotes/guides/net/http-auth.html).
         Authenticator.setDefault(new Credentials());
+        if (input("AUTHMOCK_COOKIE_JAR") != null) {
+            // The cookie cases: HttpURLConnection keeps cookies only with a system-wide CookieHandler;
+            // java.net.CookieManager is the JDK's, installed the way its documentation shows
+            // (https://docs.oracle.com/javase/tutorial/networking/cookies/cookiemanager.html).
+            CookieHandler.setDefault(new CookieManager());
+        }
         String domain = input("AUTHMOCK_DOMAIN");
         if (domain != null) {
             // NTLM's domain, the third of the three ways the JDK documents ("DOMAIN\\user" as the
@@ -145,6 +153,10 @@ public final class Main {
             }
             // Redirects: left at the default, setInstanceFollowRedirects(true) (same protocol only).
             connection.setRequestMethod(method);
+            // A header the application sets itself (URLConnection.setRequestProperty).
+            if (input("AUTHMOCK_HEADER_NAME") != null) {
+                connection.setRequestProperty(input("AUTHMOCK_HEADER_NAME"), input("AUTHMOCK_HEADER_VALUE", ""));
+            }
             if (body != null) {
                 // Not in streaming mode: HttpURLConnection keeps the body so that it can send it
                 // again after a 401/407.
@@ -196,10 +208,19 @@ public final class Main {
     static List<Integer> runHttpClient(String url, String method, byte[] body, Integer timeoutMillis,
                                        int repeat, int parallel) throws Exception {
         HttpClient.Builder builder = HttpClient.newBuilder()
-                .authenticator(new Credentials())
                 // Redirect.NORMAL, as the HttpClient class documentation's example builds its
                 // client (the builder's own default is NEVER): follow, except https -> http.
                 .followRedirects(HttpClient.Redirect.NORMAL);
+        if (input("AUTHMOCK_COOKIE_JAR") != null) {
+            // The cookie cases: an HttpClient keeps no cookies unless given a CookieHandler
+            // (HttpClient.Builder.cookieHandler); java.net.CookieManager is the JDK's.
+            builder.cookieHandler(new CookieManager());
+        }
+        // An Authenticator when there are credentials to give it: with one set, the client drops an
+        // Authorization header the application set itself (an application that sets it has none).
+        if (input("AUTHMOCK_USER") != null || input("AUTHMOCK_PROXY_USER") != null) {
+            builder.authenticator(new Credentials());
+        }
         // version(): left at the default (HTTP_2, falling back to HTTP/1.1).
         InetSocketAddress proxyAddress = proxyAddress();
         // HttpClient.Builder.NO_PROXY when no proxy is given: without proxy(), the client would
@@ -220,6 +241,10 @@ public final class Main {
         if (timeoutMillis != null) {
             // How long to wait for the response (its headers) at most.
             request.timeout(Duration.ofMillis(timeoutMillis));
+        }
+        // A header the application sets itself (HttpRequest.Builder.header).
+        if (input("AUTHMOCK_HEADER_NAME") != null) {
+            request.header(input("AUTHMOCK_HEADER_NAME"), input("AUTHMOCK_HEADER_VALUE", ""));
         }
         HttpRequest req = request.build();
 

@@ -138,7 +138,12 @@ public final class Main {
         RequestBody body = input("AUTHMOCK_BODY_FILE") != null
                 ? RequestBody.create(MediaType.get("application/octet-stream"), new File(input("AUTHMOCK_BODY_FILE")))
                 : null;
-        Request request = new Request.Builder().url(url).method(method, body).build();
+        Request.Builder requestBuilder = new Request.Builder().url(url).method(method, body);
+        // A header the application sets itself (Request.Builder.header, as the "Accessing Headers" recipe).
+        if (input("AUTHMOCK_HEADER_NAME") != null) {
+            requestBuilder.header(input("AUTHMOCK_HEADER_NAME"), input("AUTHMOCK_HEADER_VALUE", ""));
+        }
+        Request request = requestBuilder.build();
 
         // PARALLEL worker threads on the one client, each doing REPEAT fetches in a row.
         return report(inParallel(parallel, repeat, () -> {

@@ -159,6 +159,27 @@ func fuzzHeaderParsers(_ bytes: [UInt8]) {
                 + "-> \(String(describing: again))"
         )
     }
+    fuzzCookieField(text)
+}
+
+/// A `Cookie` field as the journal reads it (its `cookies`): no pair keeps a ';' or blanks around it, and a
+/// cookie made of each pair is found again, by its name, in the field it came from.
+func fuzzCookieField(_ text: String) {
+    let pairs = SetCookie.pairs(inCookieFields: [text])
+    let blanks = CharacterSet(charactersIn: " \t")
+    for pair in pairs {
+        precondition(
+            !pair.name.contains(";") && !pair.value.contains(";")
+                && pair.name == pair.name.trimmingCharacters(in: blanks)
+                && pair.value == pair.value.trimmingCharacters(in: blanks),
+            "a cookie pair kept a ';' or blanks: \(text.debugDescription)"
+        )
+    }
+    let cookies = pairs.map { SetCookie(name: $0.name, value: $0.value) }
+    var names: [String] = []
+    for cookie in cookies where !names.contains(cookie.name) { names.append(cookie.name) }
+    let returned = SetCookie.returned(cookies, inCookieFields: [text])
+    precondition(returned == names, "cookies \(names) read from \(text.debugDescription) came back as \(returned)")
 }
 
 // MARK: - Engines, one header value per line

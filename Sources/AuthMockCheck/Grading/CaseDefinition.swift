@@ -27,6 +27,8 @@ public struct CaseDefinition: Sendable, Equatable {
     public var timeout: Double?
     public var request: CaseRequest
     public var give: CaseInputs
+    /// Where the case sits in the leak matrix (`leak:`): the credential it offers and where it must not go.
+    public var leak: LeakRow?
     public var expectations: Expectations
 
     public init(
@@ -46,8 +48,8 @@ public struct CaseDefinition: Sendable, Equatable {
     /// The features the runner knows; the loader refuses others, so that a typo cannot skip a case silently.
     public static let knownFeatures = [
         "basic", "digest", "ntlm", "negotiate", "proxy", "connect", "tls", "custom-ca", "pinning", "cert-pinning",
-        "client-certificate", "redirects", "body", "parallel", "repeat", "timeout", "h2",
-        "socks5",
+        "client-certificate", "redirects", "body", "parallel", "repeat", "timeout", "h2", "stream-body", "cookies",
+        "subdomains", "custom-header", "userinfo", "netrc", "socks5",
     ]
 }
 
@@ -65,6 +67,9 @@ public struct CaseRequest: Sendable, Equatable {
     /// Fetch from the scenario's plain HTTP listener (`tls.plain-http`) instead of its HTTPS one: for a
     /// redirect from `http://` to `https://`.
     public var plainHTTP = false
+    /// The body comes on the client's standard input, a pipe it cannot rewind (`{body_stdin}`), instead of
+    /// in a file (`{body_file}`): a body streamed once, which cannot be replayed after a challenge.
+    public var bodyOnStdin = false
 
     public init(
         method: String = "GET", path: String = "/", body: [UInt8]? = nil, repeatCount: Int = 1, parallel: Int = 1
@@ -108,6 +113,54 @@ public struct CaseInputs: Sendable, Equatable {
     public var clientCertificate: Bool
     /// Seconds the client should wait for an answer at most (`{timeout}`); nil gives none.
     public var timeout: Double?
+    /// Where the user's credentials go (`credentials-in:`): `{user}`/`{password}`, a header the application
+    /// sets, the URL's userinfo, or a netrc file.
+    public var credentialsIn: CredentialPlace = .arguments
+    /// The header that carries them with `credentials-in: header` (`header:`): `Authorization` and
+    /// `Proxy-Authorization` get Basic of the user's credentials, any other name (an API key) the password.
+    public var header = "Authorization"
+    /// The netrc file's entries with `credentials-in: netrc` (`netrc:`), in order.
+    public var netrc: [NetrcEntry] = [NetrcEntry()]
+
+    public enum CredentialPlace: String, Sendable, Equatable, CaseIterable {
+        /// `{user}` and `{password}`: the client's own authentication API.
+        case arguments
+        /// `{header}`: a header the application sets itself; no `{user}`/`{password}`.
+        case header
+        /// In `{url}` as `user:password@` (percent-encoded); no `{user}`/`{password}`.
+        case userinfo
+        /// In `{netrc_file}` (and `.netrc` in `{home}`); no `{user}`/`{password}`.
+        case netrc
+    }
+
+    /// One entry of the netrc file the runner writes.
+    public struct NetrcEntry: Sendable, Equatable {
+        public enum Machine: String, Sendable, Equatable, CaseIterable {
+            /// The host of the case's URL.
+            case first
+            /// The other loopback name (`localhost` ↔ `127.0.0.1`), where `{other_host_url}` leads.
+            case other
+            /// netrc's `default` entry, for any machine not named.
+            case `default`
+        }
+
+        public enum Part: String, Sendable, Equatable, CaseIterable {
+            /// The user's name, or the case's password (right or wrong, as `password:` says).
+            case right
+            /// Left out of the entry.
+            case none
+        }
+
+        public var machine: Machine
+        public var login: Part
+        public var password: Part
+
+        public init(machine: Machine = .first, login: Part = .right, password: Part = .right) {
+            self.machine = machine
+            self.login = login
+            self.password = password
+        }
+    }
 
     public init(
         password: Secret = .right, proxyPassword: Secret = .right, ca: Bool = true, pin: Pin = .none,
@@ -124,6 +177,10 @@ public struct CaseInputs: Sendable, Equatable {
 /// How a case is judged.
 public struct Expectations: Sendable, Equatable {
     public var outcome: ExpectedOutcome
+    /// How much an exit status other than `outcome` weighs (`outcome-grade:`): `fail` unless the RFCs leave
+    /// it to the client (a forged `rspauth` that only a client which verifies it refuses). A hang or a crash
+    /// fails whatever this says.
+    public var outcomeGrade: Grade = .fail
     /// If no request matches one of these patterns, the client lacks the feature: the case is
     /// `unimplemented` (unless a bound graded `fail` is broken anyway — a leak is a leak).
     public var implemented: [EntryPattern]

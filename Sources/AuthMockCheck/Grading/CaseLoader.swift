@@ -25,12 +25,14 @@ public enum CaseLoader {
     /// The keys of the case's sections, as ``ScenarioLoader/keys`` gives the scenario's: the single source
     /// for the docs and the schema test.
     public static let keys: [String: [String]] = [
-        "case": ["title", "reference", "features", "timeout", "request", "give"],
-        "case.request": ["method", "path", "body", "body-bytes", "repeat", "parallel", "plain-http"],
+        "case": ["title", "reference", "features", "timeout", "request", "give", "leak"],
+        "case.request": ["method", "path", "body", "body-bytes", "body-stdin", "repeat", "parallel", "plain-http"],
         "case.give": [
             "password", "proxy-password", "socks-password", "ca", "pin", "cert-pin", "client-certificate", "timeout",
+            "credentials-in", "header", "netrc",
         ],
-        "expect": ["outcome", "implemented", "met", "checks"],
+        "case.give.netrc": ["machine", "login", "password"],
+        "expect": ["outcome", "outcome-grade", "implemented", "met", "checks"],
         "check": ["that", "grade", "sequence", "never", "at-most", "at-least", "of", "after", "observe"],
         "pattern": PatternKeys.all.map(\.name),
     ]
@@ -108,6 +110,7 @@ extension ScenarioReader {
             if let node = fields["timeout"] { definition.timeout = duration(node, "case.timeout") }
             if let node = fields["request"] { definition.request = caseRequest(node, context: context) }
             if let node = fields["give"] { definition.give = caseInputs(node, context: context) }
+            if let node = fields["leak"] { definition.leak = leakRow(node) }
             definition.expectations = expectations(expectEntry.value)
             return definition
         }
@@ -150,6 +153,12 @@ extension ScenarioReader {
             break
         }
         if request.body != nil, fields["method"] == nil { request.method = "POST" }
+        if let node = fields["body-stdin"] {
+            request.bodyOnStdin = bool(node, "case.request.body-stdin") ?? false
+            if request.bodyOnStdin, request.body == nil {
+                report(node, "case.request.body-stdin needs a body", hint: "give `body:` or `body-bytes:`")
+            }
+        }
         if let node = fields["repeat"] { request.repeatCount = int(node, "case.request.repeat", in: 1...100) ?? 1 }
         if let node = fields["parallel"] { request.parallel = int(node, "case.request.parallel", in: 1...64) ?? 1 }
         if let node = fields["plain-http"] {
@@ -221,6 +230,7 @@ extension ScenarioReader {
             inputs.clientCertificate = bool(node, "case.give.client-certificate") ?? false
         }
         if let node = fields["timeout"] { inputs.timeout = duration(node, "case.give.timeout") }
+        credentialInputs(fields, hasUsers: context.hasUsers, into: &inputs)
         return inputs
     }
 
@@ -229,6 +239,9 @@ extension ScenarioReader {
         guard let fields = mapping(node, "expect", allowed: CaseLoader.keys["expect"]!) else { return expectations }
         if let node = fields["outcome"] {
             expectations.outcome = choice(node, "expect.outcome", ExpectedOutcome.self) ?? .any
+        }
+        if let node = fields["outcome-grade"] {
+            expectations.outcomeGrade = choice(node, "expect.outcome-grade", Grade.self) ?? .fail
         }
         if let node = fields["implemented"] {
             // One pattern, or a list that must all match.

@@ -21,10 +21,17 @@ public enum ClientInput: String, CaseIterable, Sendable {
     case caseName = "case"
     case method
     case bodyFile = "body_file"
+    case bodyStdin = "body_stdin"
     case `repeat`
     case parallel
     case timeout
     case ntlmUserFile = "ntlm_user_file"
+    case cookieJar = "cookie_jar"
+    case header
+    case headerName = "header_name"
+    case headerValue = "header_value"
+    case netrcFile = "netrc_file"
+    case home
 
     /// `{cert_sha256}`.
     public var placeholder: String { "{\(rawValue)}" }

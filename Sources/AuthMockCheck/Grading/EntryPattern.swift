@@ -52,6 +52,13 @@ public struct EntryPattern: Sendable, Equatable {
         case named(String)
     }
 
+    public enum Cookie: Sendable, Equatable {
+        /// Any of the scenario's cookies came back (true), or none did (false).
+        case any(Bool)
+        /// This cookie, by name (`session`).
+        case named(String)
+    }
+
     /// The value of each key the pattern sets, by the key's name; a key it does not set matches any entry.
     private(set) var values: [String: PatternValue] = [:]
 

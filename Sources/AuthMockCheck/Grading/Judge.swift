@@ -51,7 +51,7 @@ public struct Judge: Sendable {
 
         var failures: [(Grade, String)] = []
         if let failure = outcomeFailure(outcome, entries, implemented: implemented, &narrator) {
-            failures.append((.fail, failure))
+            failures.append(failure)
         }
         var observations: [String] = []
         failures += checkFailures(entries, implemented: implemented, &narrator, observations: &observations)
@@ -84,20 +84,21 @@ public struct Judge: Sendable {
     }
 
     /// What is wrong with how the client ended: a hang or a crash whatever the case asked, or an exit status
-    /// other than the case's `outcome:` (only when the client has what the case exercises).
+    /// other than the case's `outcome:` (only when the client has what the case exercises), weighed by its
+    /// `outcome-grade:`.
     private func outcomeFailure(
         _ outcome: ClientOutcome, _ entries: [JournalEntry], implemented: Bool, _ narrator: inout Narrator
-    ) -> String? {
-        if outcome.timedOut { return narrator.hung(entries) }
+    ) -> (Grade, String)? {
+        if outcome.timedOut { return (.fail, narrator.hung(entries)) }
         // A crash is wrong whatever the case asked: no expectation makes it right.
-        if let signal = outcome.signal { return narrator.killed(by: signal, entries) }
+        if let signal = outcome.signal { return (.fail, narrator.killed(by: signal, entries)) }
         // An uncaught exception is no refusal, whatever the exit status looks like.
-        if let crash = outcome.crash { return narrator.crashed(crash, entries) }
+        if let crash = outcome.crash { return (.fail, narrator.crashed(crash, entries)) }
         guard implemented else { return nil }
         let ok = outcome.exitStatus == 0
         switch expectations.outcome {
-        case .success where !ok: return narrator.failed(outcome, entries)
-        case .failure where ok: return narrator.succeeded(entries)
+        case .success where !ok: return (expectations.outcomeGrade, narrator.failed(outcome, entries))
+        case .failure where ok: return (expectations.outcomeGrade, narrator.succeeded(entries))
         default: return nil
         }
     }

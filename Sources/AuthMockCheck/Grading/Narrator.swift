@@ -157,6 +157,7 @@ struct Narrator {
         {
             text += " Host: \(host)"
         }
+        if let cookies = entry.cookies, !cookies.isEmpty { text += " Cookie: " + cookies.joined(separator: ", ") }
         if let stream = entry.stream { text += " (h2 stream \(stream))" }
         if let socks = entry.socks5 {
             text += " → " + (socks.reply.map { "REP \($0) " } ?? "") + "\(entry.verdict)"

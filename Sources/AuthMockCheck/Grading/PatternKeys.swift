@@ -93,6 +93,16 @@ enum PatternKeys {
                 authority == .same ? "to \(caseAuthority)" : "to a host or port other than \(caseAuthority)"
             }
         ),
+        // The request's path, without its query: exact (`/accounting`), or a prefix ending in `*` (`/account/*`).
+        PatternKey(
+            "path", read: readPath,
+            matches: { wanted, entry, _ in
+                guard let target = entry.target else { return false }
+                let path = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0]
+                return wanted.hasSuffix("*") ? path.hasPrefix(wanted.dropLast()) : path == wanted
+            },
+            words: { wanted, _ in "for \(wanted)" }
+        ),
         // Whether the request arrived over TLS.
         .flag("tls", onTLSRecords: true, yes: "over TLS", no: "over cleartext") { entry, _ in entry.tls != nil },
         // Whether the connection's client presented a certificate (TLS connections only).
@@ -141,6 +151,23 @@ enum PatternKeys {
                 switch wanted {
                 case .any(let carried): carried ? "carrying a credential header" : "carrying no credential header"
                 case .named(let name): "carrying a credential in \(name)"
+                }
+            }
+        ),
+        // Whether the request's `Cookie` brought back a cookie the scenario's resources set (`set-cookies:`),
+        // with its value: the journal's `cookies`; `true`, `false`, or a cookie's name.
+        PatternKey(
+            "cookie", read: readCookie,
+            matches: { wanted, entry, _ in
+                switch wanted {
+                case .any(let carried): (entry.cookies?.isEmpty == false) == carried
+                case .named(let name): entry.cookies?.contains(name) == true
+                }
+            },
+            words: { wanted, _ in
+                switch wanted {
+                case .any(let carried): carried ? "bringing back a cookie it was set" : "bringing back no cookie"
+                case .named(let name): "bringing back the cookie \(name)"
                 }
             }
         ),
@@ -263,6 +290,30 @@ enum PatternKeys {
         reader.report(
             node, "credential-header '\(name)' is neither true, false nor a header name",
             hint: "write true, false, or a name such as Cookie"
+        )
+        return nil
+    }
+
+    /// A path as a resource names one: starting with `/`, a `*` only at its end, no query.
+    private static func readPath(_ reader: ScenarioReader, _ node: Node, _ field: String) -> String? {
+        guard let path = reader.string(node, field) else { return nil }
+        if path.hasPrefix("/"), !path.dropLast().contains("*"), !path.contains("?") { return path }
+        reader.report(
+            node, "path '\(path)' is not a request path", hint: "write /accounting, or /account/* for a prefix"
+        )
+        return nil
+    }
+
+    /// `true`, `false`, or the name of a cookie (an HTTP token).
+    private static func readCookie(_ reader: ScenarioReader, _ node: Node, _ field: String) -> EntryPattern.Cookie? {
+        if case .scalar(let scalar) = node, scalar.style == .plain, ["true", "false"].contains(scalar.string) {
+            return .any(scalar.string == "true")
+        }
+        guard let name = reader.string(node, field) else { return nil }
+        if ScenarioReader.isToken(name) { return .named(name) }
+        reader.report(
+            node, "cookie '\(name)' is neither true, false nor a cookie's name",
+            hint: "write true, false, or a name such as session"
         )
         return nil
     }

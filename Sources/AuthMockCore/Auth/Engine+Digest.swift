@@ -13,16 +13,23 @@ extension Engine {
     /// The steps run in an order that keeps the verdicts honest: syntax (400) first, then which challenge
     /// the client answers, then whose credentials they are, then the response itself, and only a correct
     /// response can be told its nonce is stale. A wrong password therefore never sees `stale=true`.
-    mutating func verifyDigest(_ field: String, request: Request, now: Date, presented: inout PresentedCredentials)
-        -> AuthOutcome
-    {
+    mutating func verifyDigest(
+        _ field: String, request: Request, now: Date, random: inout some RandomNumberGenerator,
+        presented: inout PresentedCredentials
+    ) -> AuthOutcome {
         do throws(AuthRefusal) {
             let credentials = try Self.parseDigest(field, target: request.target, presented: &presented)
             let answered = try matchDigestChallenge(credentials)
             let user = try findDigestUser(credentials, answered: answered, presented: &presented)
             try checkDigestResponse(credentials, answered: answered, user: user, request: request)
-            try useDigestNonce(credentials, now: now)
-            return .granted(user: user.name, verdict: .digestOK)
+            let record = try useDigestNonce(credentials, now: now)
+            guard let info = answered.challenge.authenticationInfo else {
+                return .granted(user: user.name, verdict: .digestOK)
+            }
+            return grantWithInfo(
+                info, credentials: credentials, answered: answered, user: user, usedNextnonce: record.nextnonce,
+                request: request, now: now, random: &random
+            )
         } catch {
             return error.outcome
         }
@@ -241,7 +248,8 @@ extension Engine {
 
     /// Step 5, for a correct response only: the nonce is still fresh (remembered, within its lifetime and
     /// uses, past the scenario's stale-first ones) and the nc moves forward. Counts the use.
-    mutating func useDigestNonce(_ credentials: DigestCredentials, now: Date) throws(AuthRefusal) {
+    @discardableResult
+    mutating func useDigestNonce(_ credentials: DigestCredentials, now: Date) throws(AuthRefusal) -> NonceStore.Record {
         guard var record = scenarioState.nonces[credentials.nonce] else {
             throw .challenge(.digestStaleNonce, "the nonce is no longer remembered (evicted or reset)", stale: true)
         }
@@ -281,6 +289,7 @@ extension Engine {
         }
         record.uses += 1
         scenarioState.nonces[credentials.nonce] = record
+        return record
     }
 
     // MARK: - Helpers
@@ -291,7 +300,7 @@ extension Engine {
 }
 
 extension DigestChallenge: SchemeOptions {
-    static let keys = ["scheme", "algorithm", "qop", "opaque", "userhash", "charset"]
+    static let keys = ["scheme", "algorithm", "qop", "opaque", "userhash", "charset", "authentication-info"]
 
     static func read(_ fields: Fields, scheme: AuthScheme, reader: ScenarioReader) -> Challenge {
         .digest(reader.digestChallenge(fields))
@@ -301,6 +310,7 @@ extension DigestChallenge: SchemeOptions {
         var words = [scheme.token, effectiveAlgorithm.token]
         words.append(qop.isEmpty ? "no qop" : "qop=" + qop.map(\.rawValue).joined(separator: ","))
         if userhash { words.append("userhash") }
+        if let info = authenticationInfo { words.append(info.summary) }
         return words.joined(separator: " ")
     }
 
@@ -312,6 +322,8 @@ extension DigestChallenge: SchemeOptions {
         _ attempt: Engine.Attempt, engine: inout Engine, random: inout some RandomNumberGenerator,
         presented: inout PresentedCredentials
     ) -> Engine.AuthOutcome {
-        engine.verifyDigest(attempt.field, request: attempt.request, now: attempt.now, presented: &presented)
+        engine.verifyDigest(
+            attempt.field, request: attempt.request, now: attempt.now, random: &random, presented: &presented
+        )
     }
 }

@@ -19,7 +19,7 @@ struct DigestCredentials {
     var usesUserhash: Bool { params["userhash"]?.value.lowercased() == "true" }
 }
 
-/// Step 1 of ``Engine/verifyDigest(_:request:now:presented:)``: the field read into ``DigestCredentials``.
+/// Step 1 of ``Engine/verifyDigest(_:request:now:random:presented:)``: the field read into ``DigestCredentials``.
 extension Engine {
     // MARK: - 1. Parse
 

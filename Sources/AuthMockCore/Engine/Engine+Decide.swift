@@ -168,6 +168,7 @@ extension Engine {
         var headers = [HeaderField("Content-Type", resource.contentType)]
         headers +=
             links.isEmpty ? resource.headers : resource.headers.map { HeaderField($0.name, Self.fill($0.value, links)) }
+        headers += resource.setCookies.map { HeaderField("Set-Cookie", $0.fieldValue) }
         return Response(status: resource.status, headers: headers, body: Self.render(resource.body, user: user ?? ""))
     }
 }

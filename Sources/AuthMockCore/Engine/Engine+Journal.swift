@@ -24,7 +24,15 @@ extension Engine {
         entry.fault = response.fault?.journalText(over: request.connection.httpProtocol)
         entry.reset = response.streamReset?.rawValue
         entry.hostile = response.hostile
+        entry.cookies = returnedCookies(in: request)
         return append(entry, to: &journal)
+    }
+
+    /// The scenario's cookies that came back in `Cookie` (the journal's `cookies`); nil when none did.
+    func returnedCookies(in request: Request) -> [String]? {
+        guard hop == .origin, !serverCookies.isEmpty else { return nil }
+        let names = SetCookie.returned(serverCookies, inCookieFields: request.headers.values("Cookie"))
+        return names.isEmpty ? nil : names
     }
 
     /// The challenges as the journal keeps them: at most 32 fields, each cut to 512 bytes, saying what was

@@ -52,6 +52,8 @@ public struct Engine: Sendable {
     let hostileChallenges: String?
     /// Whether any user's password is a crypt(3) hash (checked off the event loop, see `slowPasswordCheck`).
     let hasCryptHashes: Bool
+    /// The cookies the scenario's resources set, which the journal looks for in `Cookie` (`cookies`).
+    let serverCookies: [SetCookie]
 
     /// What changes while the scenario is served, for every connection alike: users, nonces, timeline.
     var scenarioState: ScenarioState
@@ -62,12 +64,15 @@ public struct Engine: Sendable {
         EngineState(rememberedNonces: scenarioState.nonces.count, ntlmConnections: connections.ntlmCount)
     }
 
-    /// URLs the shell bound, for `{url}`, `{other_host_url}`, `{http_url}` and `{second_url}` in resource
-    /// headers (a redirect's `Location`).
+    /// URLs the shell bound, for `{url}`, `{other_host_url}`, `{http_url}`, `{second_url}`,
+    /// `{other_host_userinfo_url}`, and with `subdomains: true` `{subdomain_url}` and `{sibling_url}`, in
+    /// resource headers (a redirect's `Location`).
     public private(set) var links: [String: String] = [:]
 
     /// The names resource headers may use as `{name}`.
-    public static let linkNames = ["url", "other_host_url", "http_url", "second_url"]
+    public static let linkNames = [
+        "url", "other_host_url", "http_url", "second_url", "other_host_userinfo_url", "subdomain_url", "sibling_url",
+    ]
 
     public mutating func setLinks(_ links: [String: String]) {
         self.links = links.filter { Self.linkNames.contains($0.key) }
@@ -88,6 +93,7 @@ public struct Engine: Sendable {
         self.schemeOptions = Self.schemeOptions(of: scenario)
         self.hostileChallenges = Self.hostileChallenges(of: scenario)
         self.hasCryptHashes = scenario.users.contains { if case .crypt? = $0.stored { true } else { false } }
+        self.serverCookies = scenario.setCookies
         self.scenarioState = ScenarioState(
             nonces: NonceStore(capacity: scenario.nonce.remember), users: scenario.users.map { UserRecord(user: $0) }
         )
@@ -124,14 +130,31 @@ public struct Engine: Sendable {
     /// Whether the request will be challenged whatever its body: a protected resource, no credentials and
     /// no NTLM-authenticated connection. The shell then answers `Expect: 100-continue` with the challenge
     /// instead of `100 Continue` (RFC 9110 §10.1.1 allows it; Apache and IIS do it), so that clients meet
-    /// the case where the body they held back must be sent again with their credentials.
+    /// the case where the body they held back must be sent again with their credentials. Never with
+    /// `before-body: continue`, which has the client send its body first.
     public func challengesBeforeBody(_ request: Request) -> Bool {
-        guard !ControlPlane.isControl(request.path), let resource = scenario.resource(forPath: request.path),
-            resource.protected
+        guard scenario.unauthorized.beforeBody != .sendContinue, !ControlPlane.isControl(request.path),
+            let resource = scenario.resource(forPath: request.path), resource.protected
         else {
             return false
         }
-        return request.headers.values(hop.credentialsHeader).isEmpty && ntlmUser(on: request.connection.id) == nil
+        let fields = request.headers.values(hop.credentialsHeader)
+        if fields.isEmpty { return ntlmUser(on: request.connection.id) == nil }
+        // An NTLM NEGOTIATE is answered with the CHALLENGE whatever its body (IIS does so).
+        guard scenario.unauthorized.beforeBody == .keepOpen, fields.count == 1 else { return false }
+        return Self.isNTLMNegotiate(fields[0])
+    }
+
+    /// Whether the connection stays open after a challenge sent before the body (`before-body: keep-open`).
+    public var keepsConnectionAfterEarlyChallenge: Bool { scenario.unauthorized.beforeBody == .keepOpen }
+
+    /// `NTLM <base64 of a NEGOTIATE message>` (type 1), without SPNEGO.
+    static func isNTLMNegotiate(_ field: String) -> Bool {
+        let (scheme, token) = schemeAndToken(field)
+        guard AuthScheme(token: scheme) == .ntlm, let bytes = Base64.decodeStrict(token.trimmingOWS().utf8),
+            bytes.count >= 12, Array(bytes.prefix(8)) == NTLMMessage.signature
+        else { return false }
+        return bytes[8] == 1 && bytes[9] == 0 && bytes[10] == 0 && bytes[11] == 0
     }
 
     /// What the shell reports about its TLS identity (pins, files), served at `GET /_authmock/tls`.

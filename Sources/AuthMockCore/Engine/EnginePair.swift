@@ -131,6 +131,9 @@ public struct EnginePair: Sendable {
         origin.challengesBeforeBody(request)
     }
 
+    /// Whether the origin keeps the connection after a challenge sent before the body.
+    public var keepsConnectionAfterEarlyChallenge: Bool { origin.keepsConnectionAfterEarlyChallenge }
+
     // MARK: - Connections
 
     /// Records a TLS connection to the origin when it closes (see

@@ -34,4 +34,13 @@ public enum Hop: String, Sendable, Equatable, Hashable, Codable, CaseIterable {
         case .socks5: 0
         }
     }
+    /// The field that follows a successful answer (RFC 7616 §3.5, RFC 9110 §11.6.3 and §11.7.3); none for
+    /// SOCKS5: empty.
+    public var authenticationInfoHeader: String {
+        switch self {
+        case .origin: "Authentication-Info"
+        case .proxy: "Proxy-Authentication-Info"
+        case .socks5: ""
+        }
+    }
 }

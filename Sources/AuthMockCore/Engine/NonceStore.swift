@@ -81,6 +81,8 @@ struct NonceStore: Sendable, Equatable {
         var ncSeen = NCWindow()
         /// How many nonces were issued before this one (since start or reset).
         var serial = 0
+        /// Issued as the `nextnonce` of an `Authentication-Info`, not in a challenge.
+        var nextnonce = false
     }
 
     let capacity: Int

@@ -52,6 +52,9 @@ public struct JournalEntry: Sendable, Equatable, Codable {
     public var goaway: String?
     /// What made the answer hostile on purpose (a raw challenge, a corrupted NTLM CHALLENGE); absent otherwise.
     public var hostile: String?
+    /// The names of the scenario's cookies (`set-cookies:`) that the request's `Cookie` brought back, with
+    /// the value the server set; absent when none.
+    public var cookies: [String]?
     /// SOCKS5 handshakes (`hop: socks5`) only: methods, address type, the reply code.
     public var socks5: SOCKS5Facts?
 
@@ -84,7 +87,7 @@ public struct JournalEntry: Sendable, Equatable, Codable {
         case bodySHA256 = "body_sha256"
         case credentials, verdict, detail, status, challenges, tls, requests, hop, leaks, fault
         case httpProtocol = "protocol"
-        case stream, reset, goaway, hostile, socks5
+        case stream, reset, goaway, hostile, cookies, socks5
     }
 
     public init(from decoder: any Decoder) throws {
@@ -121,6 +124,7 @@ public struct JournalEntry: Sendable, Equatable, Codable {
         reset = try container.decodeIfPresent(String.self, forKey: .reset)
         goaway = try container.decodeIfPresent(String.self, forKey: .goaway)
         hostile = try container.decodeIfPresent(String.self, forKey: .hostile)
+        cookies = try container.decodeIfPresent([String].self, forKey: .cookies)
         socks5 = try container.decodeIfPresent(SOCKS5Facts.self, forKey: .socks5)
     }
 
@@ -152,6 +156,7 @@ public struct JournalEntry: Sendable, Equatable, Codable {
         try container.encodeIfPresent(reset, forKey: .reset)
         try container.encodeIfPresent(goaway, forKey: .goaway)
         try container.encodeIfPresent(hostile, forKey: .hostile)
+        try container.encodeIfPresent(cookies, forKey: .cookies)
         try container.encodeIfPresent(socks5, forKey: .socks5)
     }
 

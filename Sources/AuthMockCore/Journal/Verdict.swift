@@ -147,6 +147,8 @@ public struct Verdict: RawRepresentable, Sendable, Hashable, Codable, CustomStri
     /// qop=auth-int announced, but the response was computed without the body's hash in A2.
     public static let digestAuthIntWithoutBody: Verdict = "digest.auth-int-without-body"
     public static let digestNCReplay: Verdict = "digest.nc-replay"
+    /// Granted, and the nonce was the `nextnonce` of an earlier `Authentication-Info` (RFC 7616 §3.5).
+    public static let digestNextnonceUsed: Verdict = "digest.nextnonce-used"
 
     /// Every verdict the engine gives, for checking the names case files use (a test keeps it complete).
     public static let known: [Verdict] = [
@@ -164,6 +166,6 @@ public struct Verdict: RawRepresentable, Sendable, Hashable, Codable, CustomStri
         .digestMalformed, .digestURIMismatch, .digestWrongRealm, .digestAlgorithmNotOffered, .digestQOPNotOffered,
         .digestQOPMissing, .digestUnknownNonce, .digestNonceAlgorithmMismatch, .digestOpaqueMismatch,
         .digestUserhashNotOffered, .digestUnknownUser, .digestBadResponse, .digestAlgorithmSubstituted,
-        .digestStaleNonce, .digestAuthIntWithoutBody, .digestNCReplay,
+        .digestStaleNonce, .digestAuthIntWithoutBody, .digestNCReplay, .digestNextnonceUsed,
     ]
 }

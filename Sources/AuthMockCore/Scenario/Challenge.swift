@@ -171,6 +171,8 @@ public struct DigestChallenge: Sendable, Equatable {
     public var userhash: Bool
     /// Adds `charset=UTF-8`.
     public var charsetUTF8: Bool
+    /// What a successful answer adds in `Authentication-Info` (RFC 7616 §3.5); nil sends none.
+    public var authenticationInfo: DigestAuthenticationInfo?
 
     public enum Opaque: Sendable, Equatable {
         case none
@@ -184,13 +186,15 @@ public struct DigestChallenge: Sendable, Equatable {
         qop: [DigestQOP] = [.auth],
         opaque: Opaque = .none,
         userhash: Bool = false,
-        charsetUTF8: Bool = false
+        charsetUTF8: Bool = false,
+        authenticationInfo: DigestAuthenticationInfo? = nil
     ) {
         self.algorithm = algorithm
         self.qop = qop
         self.opaque = opaque
         self.userhash = userhash
         self.charsetUTF8 = charsetUTF8
+        self.authenticationInfo = authenticationInfo
     }
 
     /// The algorithm in effect: MD5 when none is named.

@@ -33,6 +33,29 @@ public struct Scenario: Sendable, Equatable {
     public var http2 = HTTP2Policy()
     /// A SOCKS5 listener in front of the origins (`socks5:`); nil for none.
     public var socks5: SOCKS5Settings?
+    /// Serve under loopback names (`subdomains: true`): the URL is `authmock.localhost`, and
+    /// `{subdomain_url}` and `{sibling_url}` name the same listener as another host (``HostNames``).
+    public var subdomains = false
+
+    /// The names a `subdomains: true` scenario is reached by. Every `*.localhost` name is loopback
+    /// (RFC 6761 §6.3): curl resolves them itself, glibc with the `myhostname` NSS module.
+    public enum HostNames {
+        /// The first host: the URL clients are given.
+        public static let first = "authmock.localhost"
+        /// A subdomain of the first host (`{subdomain_url}`), which a cookie for `Domain=authmock.localhost`
+        /// reaches.
+        public static let subdomain = "sub.authmock.localhost"
+        /// Another host under the first host's parent (`{sibling_url}`): a name the first one's cookies never reach.
+        public static let sibling = "sibling.localhost"
+        public static let all = [first, subdomain, sibling]
+    }
+
+    /// Every cookie the scenario's resources set, each name and value once: what the journal looks for.
+    public var setCookies: [SetCookie] {
+        resources.flatMap(\.setCookies).reduce(into: []) { all, cookie in
+            if !all.contains(where: { $0.name == cookie.name && $0.value == cookie.value }) { all.append(cookie) }
+        }
+    }
 
     public init(
         name: String,
@@ -206,6 +229,21 @@ public struct UnauthorizedResponse: Sendable, Equatable {
     public var close = false
     /// Overrides the challenge status: a broken proxy that answers 401 with `WWW-Authenticate`.
     public var status: Int?
+    /// What follows the challenge sent instead of `100 Continue` (the origin's `before-body:`).
+    public var beforeBody = BeforeBody.close
+
+    /// A request with `Expect: 100-continue` that will be challenged whatever its body is answered before
+    /// the body (RFC 9110 §10.1.1); then the server closes the connection or reads the body on. Or not early.
+    public enum BeforeBody: String, Sendable, Equatable, CaseIterable {
+        /// The 401 says `Connection: close`, and the connection ends after it.
+        case close
+        /// The connection stays open: a body that still comes is read and dropped, and the next request is
+        /// read after it. An NTLM NEGOTIATE with a body is answered (with its CHALLENGE) before its body too.
+        case keepOpen = "keep-open"
+        /// No early challenge: `100 Continue`, and the challenge once the body is read (as most servers do), so
+        /// a client that streams its body has sent it all to the request it must repeat.
+        case sendContinue = "continue"
+    }
 
     public init(
         sendChallenge: Bool = true, body: String = "401 Unauthorized\n",
@@ -231,6 +269,8 @@ public struct Resource: Sendable, Equatable {
     public var headers: [HeaderField]
     /// The schemes of the scenario's challenges this resource offers and accepts (`[Digest]`); nil: all.
     public var schemes: [String]?
+    /// Cookies its granted answers set, one `Set-Cookie` field each (`set-cookies:`).
+    public var setCookies: [SetCookie] = []
 
     /// Whether this resource offers (and accepts) the scheme.
     public func offers(_ scheme: String) -> Bool {

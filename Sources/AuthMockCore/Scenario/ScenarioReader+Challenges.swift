@@ -190,6 +190,7 @@ extension ScenarioReader {
         }
         if let node = fields["userhash"] { digest.userhash = bool(node, "userhash") ?? false }
         if let node = fields["charset"] { digest.charsetUTF8 = charset(node) }
+        if let node = fields["authentication-info"] { digest.authenticationInfo = authenticationInfo(node) }
         if digest.effectiveAlgorithm.isSession, digest.qop.isEmpty {
             report(
                 fields["algorithm"] ?? fields.node,
@@ -198,6 +199,25 @@ extension ScenarioReader {
             )
         }
         return digest
+    }
+
+    /// `authentication-info: {nextnonce: true, rspauth: right | forged | none}` of a Digest challenge.
+    func authenticationInfo(_ node: Node) -> DigestAuthenticationInfo? {
+        guard let fields = mapping(node, "authentication-info", allowed: DigestAuthenticationInfo.keys) else {
+            return nil
+        }
+        var info = DigestAuthenticationInfo()
+        if let node = fields["nextnonce"] { info.nextnonce = bool(node, "nextnonce") ?? false }
+        if let node = fields["rspauth"] {
+            info.rspauth = choice(node, "rspauth", DigestAuthenticationInfo.ResponseAuth.self) ?? .right
+        }
+        if !info.nextnonce, info.rspauth == .none {
+            report(
+                node, "authentication-info with no nextnonce and rspauth: none sends nothing",
+                hint: "set `nextnonce: true`, or `rspauth: right` or `forged`, or remove authentication-info"
+            )
+        }
+        return info
     }
 
     /// NTLM's and Negotiate's settings; `scheme` names the one being read in diagnostics.

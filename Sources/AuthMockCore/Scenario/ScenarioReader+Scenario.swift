@@ -47,11 +47,13 @@ extension ScenarioReader {
         let secondPort = fields["second-port"].flatMap { bool($0, "second-port") } ?? false
         let faults = fields["faults"].map { self.faults($0, what: "faults") } ?? []
         let http2 = fields["http2"].map { self.http2($0, tls: tls != nil) } ?? HTTP2Policy()
+        let subdomains = fields["subdomains"].flatMap { bool($0, "subdomains") } ?? false
         var scenario = Scenario(
             name: name, description: description, realm: realm, users: users, challenges: challenges,
             challengeStyle: style, nonce: nonce, unauthorized: unauthorized, resources: resources, tls: tls,
             timeline: timeline, proxy: proxy, secondPort: secondPort, faults: faults, http2: http2
         )
+        scenario.subdomains = subdomains
         scenario.socks5 = fields["socks5"].flatMap(socks5Settings)
         sections(fields, scenario)
         checkAcrossSections(
@@ -141,7 +143,10 @@ extension ScenarioReader {
         _ scenario: Scenario, fields: Fields, root: Node, usersHadErrors: Bool, challengesHadErrors: Bool
     ) {
         if let node = fields["resources"] {
-            checkLinks(node, secondPort: scenario.secondPort, plainHTTP: scenario.tls?.plainHTTP == true)
+            checkLinks(
+                node, secondPort: scenario.secondPort, plainHTTP: scenario.tls?.plainHTTP == true,
+                subdomains: scenario.subdomains
+            )
         }
         if scenario.resources.contains(where: \.protected), scenario.challenges.isEmpty, !challengesHadErrors {
             report(
@@ -161,7 +166,7 @@ extension ScenarioReader {
 
     /// `{name}` in resource headers must name a listener the scenario has; otherwise a redirect would
     /// point nowhere and a client would be blamed for it.
-    func checkLinks(_ resourcesNode: Node, secondPort: Bool, plainHTTP: Bool) {
+    func checkLinks(_ resourcesNode: Node, secondPort: Bool, plainHTTP: Bool, subdomains: Bool) {
         guard case .sequence(let items) = resourcesNode else { return }
         for item in items {
             guard case .mapping(let resource) = item, let headersNode = resource["headers"],
@@ -180,6 +185,11 @@ extension ScenarioReader {
                         report(
                             valueNode, "{http_url} names the plain-HTTP listener, which this scenario does not open",
                             hint: "add `plain-http: true` under tls:"
+                        )
+                    case "subdomain_url" where !subdomains, "sibling_url" where !subdomains:
+                        report(
+                            valueNode, "{\(name)} names this server under a loopback name, which it is not given",
+                            hint: "add `subdomains: true`"
                         )
                     case _ where Engine.linkNames.contains(name):
                         break

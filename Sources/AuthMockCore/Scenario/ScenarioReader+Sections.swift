@@ -40,6 +40,9 @@ extension ScenarioReader {
             }
         }
         if let node = fields["challenge"] { response.sendChallenge = bool(node, "\(what).challenge") ?? true }
+        if let node = fields["before-body"] {
+            response.beforeBody = choice(node, "\(what).before-body", UnauthorizedResponse.BeforeBody.self) ?? .close
+        }
         if let node = fields["body"] { response.body = string(node, "\(what).body", allowEmpty: true) ?? response.body }
         if let node = fields["content-type"] {
             response.contentType = headerValue(node, "\(what).content-type") ?? response.contentType
@@ -96,6 +99,7 @@ extension ScenarioReader {
                 resource.contentType = headerValue(node, "content-type") ?? resource.contentType
             }
             if let node = fields["headers"] { resource.headers = headers(node) }
+            if let node = fields["set-cookies"] { resource.setCookies = setCookies(node) }
             if let node = fields["schemes"] {
                 resource.schemes = resourceSchemes(node, challenges: challenges, protected: protected)
             }

@@ -123,6 +123,10 @@ final class LockedEngines: Sendable {
         read { $0.challengesBeforeBody(request) }
     }
 
+    var keepsConnectionAfterEarlyChallenge: Bool {
+        read { $0.keepsConnectionAfterEarlyChallenge }
+    }
+
     // MARK: Connections
 
     func connectionClosed(_ id: UInt64) {

@@ -58,16 +58,24 @@ struct EngineAnswerer: Sendable {
     }
 
     /// Decides `incoming` on `hop` and writes the answer through the connection's writer.
-    func answer(_ incoming: ExchangeRequest, hop: Hop, writer: ResponseWriter, context: ChannelHandlerContext) {
+    /// - Parameter adding: header fields another hop adds to the answer (the forward proxy's
+    ///   `Proxy-Authentication-Info` on the origin's answer).
+    func answer(
+        _ incoming: ExchangeRequest, hop: Hop, writer: ResponseWriter, context: ChannelHandlerContext,
+        adding: [HeaderField] = []
+    ) {
         switch decide(incoming.request, hop: hop, on: context.eventLoop) {
-        case .now(let exchange):
+        case .now(var exchange):
+            exchange.response.headers += adding
             writer.write(Answer(response: exchange.response, request: incoming.head), context: context)
         case .later(let future):
             // Spelled out rather than `whenReady`: the common answer allocates no closure.
             let loopBound = NIOLoopBound((writer, context), eventLoop: context.eventLoop)
             future.whenSuccess { exchange in
                 let (writer, context) = loopBound.value
-                writer.write(Answer(response: exchange.response, request: incoming.head), context: context)
+                var response = exchange.response
+                response.headers += adding
+                writer.write(Answer(response: response, request: incoming.head), context: context)
             }
         }
     }

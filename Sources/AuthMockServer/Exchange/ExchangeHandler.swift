@@ -25,8 +25,9 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
         /// A request was refused before it was whole; the connection is closing and further parts are ignored.
         case failed
         /// A request was answered before its body (a challenge instead of 100 Continue): the body, if the
-        /// client sends it, is read and dropped, then the connection closes (RFC 9110 §10.1.1).
-        case discarding
+        /// client sends it, is read and dropped, then the connection closes (RFC 9110 §10.1.1) — or, with
+        /// `before-body: keep-open`, the next request is read.
+        case discarding(keepOpen: Bool)
     }
 
     private let hop: Hop
@@ -175,7 +176,12 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
             } else {
                 responder.respond(to: ExchangeRequest(request: request, head: head), writer: writer, context: context)
             }
-        case (.end, .discarding):
+        case (.end, .discarding(let keepOpen)):
+            if keepOpen, stream == nil {
+                state = .idle
+                connectionGuard.responseSent()
+                return
+            }
             state = .failed
             if stream == nil { context.close(promise: nil) }
         case (.body, _), (.end, _):
@@ -186,12 +192,14 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     /// Answers a request expecting 100-continue with the challenge it will get anyway.
     private func challengeBeforeBody(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
-        // No credentials, so no slow check to plan for: the origin answers at once.
+        // No credentials (or an NTLM NEGOTIATE), so no slow check to plan for: the origin answers at once.
         var exchange = engines.answer(makeRequest(head, body: [], connection: connection(starting: true)), hop: .origin)
         journaled = true
-        // HTTP/1.1 cannot leave a body unread and go on; an HTTP/2 stream can.
-        if stream == nil { exchange.response.closeConnection = true }
-        state = .discarding
+        // HTTP/1.1 cannot leave a body unread and go on, unless it reads it (`before-body: keep-open`); an
+        // HTTP/2 stream can.
+        let keepOpen = engines.keepsConnectionAfterEarlyChallenge
+        if stream == nil, !keepOpen { exchange.response.closeConnection = true }
+        state = .discarding(keepOpen: keepOpen)
         writer.write(Answer(response: exchange.response, request: head, closeAfter: false), context: context)
         // The body may still come (and is dropped): the idle timeout watches it.
         connectionGuard.headReceived()

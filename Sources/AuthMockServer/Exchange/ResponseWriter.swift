@@ -164,8 +164,10 @@ struct ResponseWriter {
 
     /// The answer to a granted CONNECT. A 2xx to CONNECT carries no framing (RFC 9110 §9.3.6), which the
     /// HTTP encoder would add, so it is written as bytes; the tunnel's bytes follow it.
-    static func tunnelEstablished(allocator: ByteBufferAllocator) -> ByteBuffer {
-        allocator.buffer(string: "HTTP/1.1 200 Connection Established\r\n\r\n")
+    /// The CONNECT's 200, with the proxy's `Proxy-Authentication-Info` when its Digest answer carries one.
+    static func tunnelEstablished(allocator: ByteBufferAllocator, headers: [HeaderField] = []) -> ByteBuffer {
+        let fields = headers.map { "\($0.name): \($0.value)\r\n" }.joined()
+        return allocator.buffer(string: "HTTP/1.1 200 Connection Established\r\n\(fields)\r\n")
     }
 }
 

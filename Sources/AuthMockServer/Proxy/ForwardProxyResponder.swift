@@ -41,7 +41,9 @@ final class ForwardProxyResponder: ExchangeResponder {
             let forwarded = Self.forwarded(incoming, to: target.originForm)
             decideOnProxy(incoming, context: context) { [self] proxy in
                 guard proxy.status == 200 else { return answer(incoming, proxy, writer: writer, context: context) }
-                answerer.answer(forwarded, hop: .origin, writer: writer, context: context)
+                answerer.answer(
+                    forwarded, hop: .origin, writer: writer, context: context, adding: Self.authenticationInfo(proxy)
+                )
                 renewSpentDecoder(after: incoming, context: context)
             }
         case .tunnel:
@@ -50,7 +52,10 @@ final class ForwardProxyResponder: ExchangeResponder {
                 guard proxy.status == 200, let origin else {
                     return answer(incoming, proxy, writer: writer, context: context)
                 }
-                startTunnel(into: origin, proxyConnection: request.connection.id, context: context)
+                startTunnel(
+                    into: origin, proxyConnection: request.connection.id, headers: Self.authenticationInfo(proxy),
+                    context: context
+                )
             }
         }
     }
@@ -62,6 +67,12 @@ final class ForwardProxyResponder: ExchangeResponder {
     ) {
         let decided = answerer.decide(incoming.request, hop: .proxy, on: context.eventLoop)
         decided.whenReady(on: context.eventLoop) { then($0.response) }
+    }
+
+    /// What the proxy's granted answer tells the client about its own authentication (Digest's
+    /// `Proxy-Authentication-Info`), which goes out on the origin's answer or the CONNECT's 200.
+    private static func authenticationInfo(_ proxy: Response) -> [HeaderField] {
+        proxy.headers.filter { $0.name.equalsIgnoringASCIICase(Hop.proxy.authenticationInfoHeader) }
     }
 
     /// The request as the origin gets it: in origin-form, and without the proxy's own credentials, which a
@@ -90,7 +101,7 @@ final class ForwardProxyResponder: ExchangeResponder {
     /// Answers the CONNECT and plays the origin on this channel: the proxy's HTTP handlers go, the
     /// origin's (TLS included) come, and the decoder's leftover bytes are forwarded into them.
     private func startTunnel(
-        into origin: OriginListener, proxyConnection: UInt64, context: ChannelHandlerContext
+        into origin: OriginListener, proxyConnection: UInt64, headers: [HeaderField], context: ChannelHandlerContext
     ) {
         let channel = context.channel
         let sync = channel.pipeline.syncOperations
@@ -99,7 +110,7 @@ final class ForwardProxyResponder: ExchangeResponder {
             sync.removeHandler(stack.pipelining, promise: nil)
             sync.removeHandler(stack.encoder, promise: nil)
             let decoderContext = try sync.context(handler: stack.decoder.decoder)
-            let established = ResponseWriter.tunnelEstablished(allocator: channel.allocator)
+            let established = ResponseWriter.tunnelEstablished(allocator: channel.allocator, headers: headers)
             decoderContext.writeAndFlush(NIOAny(established), promise: nil)
             try stack.tunnel(channel, origin)
             engines.connectionClosed(proxyConnection)  // the proxy's state for this connection ends here

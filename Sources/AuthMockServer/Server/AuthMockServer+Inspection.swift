@@ -11,9 +11,10 @@ extension AuthMockServer {
 
     /// The base URL clients use: `http://127.0.0.1:53124/`, or with TLS `https://localhost:53124/`
     /// (the generated certificate names localhost).
+    /// With `subdomains: true` on a loopback listener, the host is `authmock.localhost`.
     public var url: String {
         let isTLS = state.withLockedValue { $0.tls != nil }
-        return Self.url(host: configuration.host, port: port, tls: isTLS)
+        return named(Self.url(host: configuration.host, port: port, tls: isTLS))
     }
 
     /// The plain-HTTP URL when a TLS scenario also listens on plain HTTP (`plain-http: true`), with the same
@@ -22,7 +23,7 @@ extension AuthMockServer {
     /// caught.
     public var httpURL: String? {
         state.withLockedValue { $0.plainChannel?.localAddress?.port }.map {
-            Self.url(host: configuration.host, port: $0, tls: true)
+            named(Self.url(host: configuration.host, port: $0, tls: true))
                 .replacingOccurrences(of: "https://", with: "http://")
         }
     }
@@ -30,23 +31,60 @@ extension AuthMockServer {
     /// The second port's URL when the scenario asks for `second-port: true`.
     public var secondURL: String? {
         let (port, isTLS) = state.withLockedValue { ($0.secondChannel?.localAddress?.port, $0.tls != nil) }
-        return port.map { Self.url(host: configuration.host, port: $0, tls: isTLS) }
+        return port.map { named(Self.url(host: configuration.host, port: $0, tls: isTLS)) }
     }
 
     /// The main URL with the other loopback name (`localhost` ↔ `127.0.0.1`): another host, same port.
+    /// With `subdomains: true`, `authmock.localhost` → `127.0.0.1`.
     public var otherHostURL: String {
         let main = url
+        if scenario.subdomains { return Self.rename(main, from: Scenario.HostNames.first, to: "127.0.0.1") }
         if main.contains("//localhost:") { return main.replacingOccurrences(of: "//localhost:", with: "//127.0.0.1:") }
         if main.contains("//127.0.0.1:") { return main.replacingOccurrences(of: "//127.0.0.1:", with: "//localhost:") }
         return main
     }
 
-    /// What `{url}`, `{other_host_url}`, `{http_url}` and `{second_url}` stand for in resource headers.
+    /// The main URL under another loopback name (`subdomains: true` only): `http://sub.authmock.localhost:P/`
+    /// (``Scenario/HostNames/subdomain``), a subdomain of the first host, on the same listener.
+    public var subdomainURL: String? {
+        scenario.subdomains ? Self.rename(url, from: Scenario.HostNames.first, to: Scenario.HostNames.subdomain) : nil
+    }
+
+    /// The main URL as `sibling.localhost` (`subdomains: true` only): another host under the first one's parent.
+    public var siblingURL: String? {
+        scenario.subdomains ? Self.rename(url, from: Scenario.HostNames.first, to: Scenario.HostNames.sibling) : nil
+    }
+
+    /// The other host's URL with the main URL's host name as its user and an empty password
+    /// (`http://127.0.0.1:@localhost:P/`): a URL whose `netloc.split(":")[0]` names the first host while it
+    /// leads to the other one, the shape of requests CVE-2024-47081.
+    public var otherHostUserinfoURL: String {
+        let main = url
+        let other = otherHostURL
+        guard let schemeEnd = other.range(of: "://"), let host = URLComponents(string: main)?.host else { return other }
+        return String(other[..<schemeEnd.upperBound]) + host + ":@" + String(other[schemeEnd.upperBound...])
+    }
+
+    /// What `{url}`, `{other_host_url}`, `{http_url}`, `{second_url}`, `{other_host_userinfo_url}`,
+    /// `{subdomain_url}` and `{sibling_url}` stand for in resource headers.
     var links: [String: String] {
-        var links = ["url": url, "other_host_url": otherHostURL]
+        var links = ["url": url, "other_host_url": otherHostURL, "other_host_userinfo_url": otherHostUserinfoURL]
         links["http_url"] = httpURL
         links["second_url"] = secondURL
+        links["subdomain_url"] = subdomainURL
+        links["sibling_url"] = siblingURL
         return links
+    }
+
+    /// A loopback URL under the first of ``Scenario/HostNames`` when the scenario asks for `subdomains: true`.
+    private func named(_ url: String) -> String {
+        guard scenario.subdomains else { return url }
+        let renamed = Self.rename(url, from: "localhost", to: Scenario.HostNames.first)
+        return Self.rename(renamed, from: "127.0.0.1", to: Scenario.HostNames.first)
+    }
+
+    private static func rename(_ url: String, from old: String, to new: String) -> String {
+        url.replacingOccurrences(of: "//\(old):", with: "//\(new):")
     }
 
     /// The forward proxy's URL (`http://127.0.0.1:PORT`) when the scenario has a `proxy:` section.

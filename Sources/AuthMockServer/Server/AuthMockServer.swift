@@ -112,7 +112,8 @@ public final class AuthMockServer: Sendable {
         var identity = configuration.tlsIdentity
         if identity == nil, let settings {
             let request = IdentityRequest(
-                kind: settings.identity, keyType: settings.keyType, hosts: settings.hosts,
+                kind: settings.identity, keyType: settings.keyType,
+                hosts: settings.hosts + (scenario.subdomains ? Scenario.HostNames.all : []),
                 intermediate: settings.intermediate,
                 clientUsers: settings.clientCertificate == .none ? [] : scenario.users.map(\.name)
             )
