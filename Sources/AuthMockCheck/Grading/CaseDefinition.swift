@@ -50,6 +50,7 @@ public struct CaseDefinition: Sendable, Equatable {
         "basic", "digest", "ntlm", "negotiate", "proxy", "connect", "tls", "custom-ca", "pinning", "cert-pinning",
         "client-certificate", "redirects", "body", "parallel", "repeat", "timeout", "h2", "stream-body", "cookies",
         "subdomains", "custom-header", "userinfo", "netrc", "https-proxy",
+        "socks5",
     ]
 }
 
@@ -101,6 +102,8 @@ public struct CaseInputs: Sendable, Equatable {
 
     public var password: Secret
     public var proxyPassword: Secret
+    /// The SOCKS5 user's password (`{socks_password}`), right or wrong.
+    public var socksPassword: Secret = .right
     /// Give the CA file (on TLS scenarios).
     public var ca: Bool
     /// Give the HTTPS proxy's CA file, `{proxy_ca_file}` (on scenarios with `proxy.tls`).
