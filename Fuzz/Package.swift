@@ -34,6 +34,9 @@ let package = Package(
         .executableTarget(name: "FuzzProxyTarget", dependencies: dependencies),
         // Scenario YAML (and a user file after a NUL byte) through ScenarioLoader, then the engine.
         .executableTarget(name: "FuzzScenarioLoader", dependencies: dependencies),
+        // The SOCKS5 listener's handshake (RFC 1928 greeting and request, RFC 1929 username/password) as the
+        // core's SOCKS5Session plays it, cut into reads of every size.
+        .executableTarget(name: "FuzzSOCKS5", dependencies: dependencies),
         // The ClientHello (SNI) and ServerHello (cipher) reader the TLS handler's sniffer uses.
         .executableTarget(name: "FuzzTLSHello", dependencies: dependencies),
         // Bytes after the HTTP/2 client preface through the server's own h2c pipeline (NIO's HTTP/2 handler,

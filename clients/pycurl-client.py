@@ -9,6 +9,7 @@ The adapter sets libcurl's own options, the ones the `curl` profile's command li
   --anyauth -u U:P         HTTPAUTH = HTTPAUTH_ANY, USERPWD = "U:P"
   --proxy-anyauth -U U:P   PROXYAUTH = HTTPAUTH_ANY, PROXYUSERPWD = "U:P"
   -x PROXY                 PROXY
+  --proxy socks5h://… -U   PROXY, PROXYUSERPWD (SOCKS5 with RFC 1929 username/password)
   -L                       FOLLOWLOCATION
   --cacert F               CAINFO
   --proxy-cacert F         PROXY_CAINFO (an https:// proxy)
@@ -77,6 +78,15 @@ def configure(handle, url, body):
             handle.setopt(pycurl.PROXYAUTH, pycurl.HTTPAUTH_ANY)
             handle.setopt(pycurl.PROXYUSERPWD,
                           (env("AUTHMOCK_PROXY_USER") + ":" + env("AUTHMOCK_PROXY_PASSWORD", "")).encode())
+    elif env("AUTHMOCK_SOCKS_PROXY"):
+        # socks5h://HOST:PORT: libcurl takes the proxy type from the scheme, socks5h letting the proxy
+        # resolve the host name (https://curl.se/libcurl/c/CURLOPT_PROXY.html); the RFC 1929 username
+        # and password come from PROXYUSERPWD (https://curl.se/libcurl/c/CURLOPT_PROXYUSERPWD.html).
+        handle.setopt(pycurl.PROXY, env("AUTHMOCK_SOCKS_PROXY"))
+        handle.setopt(pycurl.NOPROXY, "")
+        if env("AUTHMOCK_SOCKS_USER") is not None:
+            handle.setopt(pycurl.PROXYUSERPWD,
+                          (env("AUTHMOCK_SOCKS_USER") + ":" + env("AUTHMOCK_SOCKS_PASSWORD", "")).encode())
     else:
         # An empty PROXY disables the *_proxy environment variables libcurl otherwise reads
         # (https://curl.se/libcurl/c/CURLOPT_PROXY.html).

@@ -87,6 +87,8 @@ public final class AuthMockFixture: Sendable {
 
     /// The CA file that an HTTPS proxy's certificate chains to (`proxy.tls`); nil for a plain proxy.
     public var proxyCAFile: URL? { server.proxyTLS.map { URL(fileURLWithPath: $0.caFile) } }
+    /// The SOCKS5 listener (`socks5h://127.0.0.1:PORT`) when the scenario has a `socks5:` section.
+    public var socksURL: URL? { server.socksURL.flatMap(URL.init(string:)) }
 
     /// The proxy's host and port, as URLSession's proxy dictionary and most clients want them.
     public var proxyAddress: (host: String, port: Int)? {

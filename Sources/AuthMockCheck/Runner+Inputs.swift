@@ -80,6 +80,13 @@ extension CheckRunner {
                 values[.proxyPassword] = give.proxyPassword == .right ? user.password : Self.wrong(user.password)
             }
         }
+        if let socksURL = server.socksURL {
+            values[.socksProxy] = socksURL
+            if let user = item.scenario.socks5?.users.first {
+                values[.socksUser] = user.name
+                values[.socksPassword] = give.socksPassword == .right ? user.password : Self.wrong(user.password)
+            }
+        }
     }
 
     /// The second transfer's URL and credentials (`then:`): always the right passwords.

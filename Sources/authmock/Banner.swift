@@ -18,6 +18,10 @@ struct Banner {
             lines.append("  proxy      \(proxy.url)" + (users.isEmpty ? " (open)" : "  users \(users)"))
             if let tls = proxy.tls { lines.append("  proxy tls  trust \(tls.caFile)") }
         }
+        if let socks = ready.socks5 {
+            let users = socks.users.map { "\($0.name):\($0.password)" }.joined(separator: ", ")
+            lines.append("  socks5     \(socks.url)" + (users.isEmpty ? " (open)" : "  users \(users)"))
+        }
         if let tls = ready.tls {
             lines.append("  tls        \(tls.identity ?? "certificate from --cert"): trust \(tls.caFile)")
             lines.append("  pin        \(tls.curlPin)  (sha256 of the leaf: \(tls.fingerprintSHA256))")

@@ -103,6 +103,13 @@ extension AuthMockCommand {
 
         @Option(
             help: ArgumentHelp(
+                "Port of the SOCKS5 listener of a scenario with a socks5: section (0: free).", valueName: "port"
+            )
+        )
+        var socksPort = 0
+
+        @Option(
+            help: ArgumentHelp(
                 "Port of the extra plain-HTTP listener of a TLS scenario with plain-http: true (0: free).",
                 valueName: "port"
             )
@@ -147,16 +154,9 @@ extension AuthMockCommand {
                     throw exitInvalidScenario
                 }
             }
-            let configuration = ServerConfiguration(
-                host: host, port: port, maxHeaderFieldSize: maxHeaderSize,
-                maxHeaderListSize: max(maxHeaderSize, 64 * 1024), journalCapacity: journalLimit,
-                headerTimeout: .milliseconds(Int64(headerTimeout * 1000)),
-                idleTimeout: .milliseconds(Int64(idleTimeout * 1000)), maxConnections: maxConnections, seed: seed,
-                journalPath: journal, tlsIdentity: identity, certificatesDirectory: certsDir, plainHTTPPort: httpPort,
-                proxyPort: proxyPort
-            )
             let server = AuthMockServer(
-                scenario: scenario, configuration: configuration, logger: Logger(label: "authmock")
+                scenario: scenario, configuration: serverConfiguration(identity: identity),
+                logger: Logger(label: "authmock")
             )
             do {
                 try await server.start()
@@ -183,6 +183,20 @@ extension AuthMockCommand {
             let signal = await signals.wait()
             printError("authmock: \(signal), shutting down")
             try await server.shutdown()
+        }
+
+        /// The server's configuration, from the options.
+        private func serverConfiguration(identity: TLSIdentity?) -> ServerConfiguration {
+            var configuration = ServerConfiguration(
+                host: host, port: port, maxHeaderFieldSize: maxHeaderSize,
+                maxHeaderListSize: max(maxHeaderSize, 64 * 1024), journalCapacity: journalLimit,
+                headerTimeout: .milliseconds(Int64(headerTimeout * 1000)),
+                idleTimeout: .milliseconds(Int64(idleTimeout * 1000)), maxConnections: maxConnections, seed: seed,
+                journalPath: journal, tlsIdentity: identity, certificatesDirectory: certsDir, plainHTTPPort: httpPort,
+                proxyPort: proxyPort
+            )
+            configuration.socksPort = socksPort
+            return configuration
         }
     }
 }

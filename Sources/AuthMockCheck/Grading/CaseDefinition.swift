@@ -51,7 +51,8 @@ public struct CaseDefinition: Sendable, Equatable {
     public static let knownFeatures = [
         "basic", "digest", "ntlm", "negotiate", "proxy", "connect", "tls", "custom-ca", "pinning", "cert-pinning",
         "client-certificate", "redirects", "body", "parallel", "repeat", "timeout", "h2", "stream-body", "cookies",
-        "subdomains", "custom-header", "userinfo", "netrc", "https-proxy", "transfers",
+        "subdomains", "custom-header", "userinfo", "netrc", "https-proxy",
+        "socks5", "transfers",
     ]
 }
 
@@ -138,6 +139,8 @@ public struct CaseInputs: Sendable, Equatable {
 
     public var password: Secret
     public var proxyPassword: Secret
+    /// The SOCKS5 user's password (`{socks_password}`), right or wrong.
+    public var socksPassword: Secret = .right
     /// Give the CA file (on TLS scenarios).
     public var ca: Bool
     /// Give the HTTPS proxy's CA file, `{proxy_ca_file}` (on scenarios with `proxy.tls`).

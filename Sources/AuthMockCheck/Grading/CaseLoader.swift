@@ -29,8 +29,8 @@ public enum CaseLoader {
         "case.then": ["path", "host", "as", "proxy-as"],
         "case.request": ["method", "path", "body", "body-bytes", "body-stdin", "repeat", "parallel", "plain-http"],
         "case.give": [
-            "password", "proxy-password", "ca", "proxy-ca", "pin", "cert-pin", "client-certificate", "timeout",
-            "credentials-in", "header", "netrc",
+            "password", "proxy-password", "socks-password", "ca", "proxy-ca", "pin", "cert-pin", "client-certificate",
+            "timeout", "credentials-in", "header", "netrc",
         ],
         "case.give.netrc": ["machine", "login", "password"],
         "expect": ["outcome", "outcome-grade", "implemented", "met", "checks"],
@@ -47,6 +47,7 @@ extension ScenarioReader {
         var tls: TLSSettings?
         var proxyUsers: Bool
         var proxyTLS: Bool
+        var socksUsers: Bool
         /// How many users (and proxy users) there are, for `then:`'s `as: second`.
         var userCount: Int
         var proxyUserCount: Int
@@ -54,6 +55,7 @@ extension ScenarioReader {
 
         init(_ scenario: Scenario) {
             proxyTLS = scenario.proxy?.tls != nil
+            socksUsers = !(scenario.socks5?.users.isEmpty ?? true)
             hasUsers = !scenario.users.isEmpty && scenario.users.allSatisfy(\.knowsPassword)
             tls = scenario.tls
             proxyUsers = !(scenario.proxy?.users.isEmpty ?? true)
@@ -206,6 +208,7 @@ extension ScenarioReader {
                 "the scenario has no users whose passwords it knows (a user file holds hashes only)"
             ),
             ("proxy-password", !context.proxyUsers, "the scenario has no proxy users whose passwords it knows"),
+            ("socks-password", !context.socksUsers, "the scenario has no socks5 users"),
             ("ca", context.tls == nil, "the scenario has no tls: section"),
             ("proxy-ca", !context.proxyTLS, "the scenario's proxy has no tls: (it is no HTTPS proxy)"),
             ("pin", context.tls == nil, "the scenario has no tls: section"),
@@ -228,6 +231,9 @@ extension ScenarioReader {
         }
         if let node = fields["proxy-password"] {
             inputs.proxyPassword = choice(node, "case.give.proxy-password", CaseInputs.Secret.self) ?? .right
+        }
+        if let node = fields["socks-password"] {
+            inputs.socksPassword = choice(node, "case.give.socks-password", CaseInputs.Secret.self) ?? .right
         }
         if let node = fields["ca"] { inputs.ca = bool(node, "case.give.ca") ?? true }
         if let node = fields["proxy-ca"] { inputs.proxyCA = bool(node, "case.give.proxy-ca") ?? true }

@@ -37,6 +37,14 @@ public struct EntryPattern: Sendable, Equatable {
         case none
     }
 
+    /// How a SOCKS5 request named its target.
+    public enum SOCKSAddress: String, Sendable, Equatable, CaseIterable {
+        /// ATYP 3: a host name, resolved by the proxy.
+        case domain
+        /// ATYP 1 or 4: an address the client resolved.
+        case ip
+    }
+
     public enum CredentialHeader: Sendable, Equatable {
         /// Any credential header (true), or none (false).
         case any(Bool)
@@ -75,7 +83,7 @@ public struct EntryPattern: Sendable, Equatable {
         get { self["kind"] ?? .request }
         set { self["kind"] = newValue }
     }
-    /// `origin` or `proxy` (`hop`).
+    /// `origin`, `proxy` or `socks5` (`hop`).
     public var hop: Hop? {
         get { self["hop"] }
         set { self["hop"] = newValue }

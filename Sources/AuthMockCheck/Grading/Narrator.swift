@@ -140,8 +140,12 @@ struct Narrator {
                 + "TLS connection \(entry.connection): \(entry.verdict)"
                 + (entry.detail.map { " (\($0))" } ?? "")
         }
-        var text = "#\(entry.seq) " + (entry.hop == .proxy ? "proxy " : "")
-        text += "\(entry.method ?? "?") \(entry.target ?? "?")"
+        var text = "#\(entry.seq) " + (entry.hop.map { $0 == .origin ? "" : "\($0.rawValue) " } ?? "")
+        if entry.hop == .socks5, entry.method == nil {
+            text += "handshake"
+        } else {
+            text += "\(entry.method ?? "?") \(entry.target ?? "?")"
+        }
         if let scheme = entry.presentedScheme {
             var words = [scheme]
             if let user = entry.credentials?.user, !user.isEmpty { words.append(user) }
@@ -156,7 +160,11 @@ struct Narrator {
         }
         if let cookies = entry.cookies, !cookies.isEmpty { text += " Cookie: " + cookies.joined(separator: ", ") }
         if let stream = entry.stream { text += " (h2 stream \(stream))" }
-        text += entry.reset.map { " → RST_STREAM \($0) \(entry.verdict)" } ?? " → \(entry.status) \(entry.verdict)"
+        if let socks = entry.socks5 {
+            text += " → " + (socks.reply.map { "REP \($0) " } ?? "") + "\(entry.verdict)"
+        } else {
+            text += entry.reset.map { " → RST_STREAM \($0) \(entry.verdict)" } ?? " → \(entry.status) \(entry.verdict)"
+        }
         // Served without credentials on a connection NTLM authenticated: as whom.
         if let user = entry.connectionUser { text += " as \(user)" }
         if let leaks = entry.leaks, !leaks.isEmpty { text += " LEAK: " + leaks.joined(separator: ", ") }

@@ -26,7 +26,7 @@ enum PatternKeys {
         PatternKey(
             "hop", onTLSRecords: true, read: readHop,
             matches: { hop, entry, _ in (entry.hop ?? .origin) == hop },
-            words: { hop, _ in "to the \(hop.rawValue)" }
+            words: { hop, _ in hop == .socks5 ? "to the SOCKS5 proxy" : "to the \(hop.rawValue)" }
         ),
         PatternKey(
             "method", read: { reader, node, field in reader.string(node, field)?.uppercased() },
@@ -207,6 +207,19 @@ enum PatternKeys {
             },
             words: { version, _ in "an NTLM AUTHENTICATE with an \(version) response" }
         ),
+        // SOCKS5 handshakes only: how the client named its target, `domain` (ATYP 3: the proxy resolves it,
+        // as `socks5h://` asks) or `ip` (IPv4 or IPv6: the client resolved the name itself).
+        PatternKey(
+            "socks-address",
+            read: { reader, node, field in reader.choice(node, field, EntryPattern.SOCKSAddress.self) },
+            matches: { wanted, entry, _ in
+                guard let address = entry.socks5?.address else { return false }
+                return wanted == .domain ? address == "domain" : address == "ipv4" || address == "ipv6"
+            },
+            words: { wanted, _ in
+                wanted == .domain ? "naming the target by its host name" : "naming the target by address"
+            }
+        ),
     ]
 
     /// The keys by name.
@@ -222,7 +235,7 @@ enum PatternKeys {
     private static func readHop(_ reader: ScenarioReader, _ node: Node, _ field: String) -> Hop? {
         guard let text = reader.string(node, field) else { return nil }
         if let hop = Hop(rawValue: text) { return hop }
-        reader.report(node, "hop '\(text)' is not known", hint: "write origin or proxy")
+        reader.report(node, "hop '\(text)' is not known", hint: "write origin, proxy or socks5")
         return nil
     }
 

@@ -72,7 +72,7 @@ public struct EnginePair: Sendable {
 
     /// Plans the answer to `request` on `hop` (see ``Plan``).
     public mutating func plan(_ request: Request, hop: Hop, now: Date) -> Plan {
-        let work = hop == .origin ? origin.slowPasswordCheck(request) : proxy?.slowPasswordCheck(request)
+        let work = engine(hop)?.slowPasswordCheck(request)
         if let work { return .verifyFirst(SlowCheck(work: work)) }
         return .answer(answer(request, hop: hop, now: now))
     }
@@ -81,7 +81,7 @@ public struct EnginePair: Sendable {
     /// `/_authmock/…` requests are the control plane's; the proxy's users are changed at
     /// `/_authmock/proxy/users…`, and `POST /_authmock/reset` resets both engines.
     public mutating func answer(_ request: Request, hop: Hop, now: Date) -> Exchange {
-        guard hop == .origin || proxy != nil else { return Self.noProxy }
+        guard engine(hop) != nil else { return Self.noProxy }
         if ControlPlane.isControl(request.path) {
             return ControlPlane.answer(request, hop: hop, pair: &self, now: now)
         }
@@ -163,6 +163,11 @@ public struct EnginePair: Sendable {
         proxy?.connectionClosed(connection)
     }
 
+    /// Journals a SOCKS5 handshake (see ``SOCKS5Session``): the listener has no engine, only the journal.
+    public mutating func recordSOCKS5(_ outcome: SOCKS5Outcome, connection: ConnectionInfo, now: Date) -> JournalEntry {
+        log.append(JournalEntry(socks5: outcome, connection: connection, time: now))
+    }
+
     // MARK: - The host
 
     /// Starts both engines and the journal over; `after:` steps count from `now`. `seq` keeps counting.
@@ -181,6 +186,8 @@ public struct EnginePair: Sendable {
             proxy?.reset()
         case .proxy:
             proxy?.reset(at: now)
+        case .socks5:
+            break
         }
         log.removeAll()
     }
@@ -231,7 +238,11 @@ public struct EnginePair: Sendable {
 
     /// The engine that plays `hop`; nil for the proxy when the scenario has none.
     func engine(_ hop: Hop) -> Engine? {
-        hop == .origin ? origin : proxy
+        switch hop {
+        case .origin: origin
+        case .proxy: proxy
+        case .socks5: nil
+        }
     }
 
     /// Runs `body` on `hop`'s engine with the random source and the journal; nil when there is no proxy.
@@ -242,6 +253,8 @@ public struct EnginePair: Sendable {
         case .proxy:
             guard proxy != nil else { return nil }
             return body(&proxy!, &random, &log)
+        case .socks5:
+            return nil
         }
     }
 }

@@ -33,7 +33,8 @@ public struct JournalEntry: Sendable, Equatable, Codable {
     public var tls: TLSFacts?
     /// TLS connection entries only: how many HTTP requests arrived on the connection.
     public var requests: Int?
-    /// `proxy` for exchanges with authmock's forward proxy; absent for the origin.
+    /// `proxy` for exchanges with authmock's forward proxy, `socks5` for its SOCKS5 listener's handshakes;
+    /// absent for the origin.
     public var hop: Hop?
     /// Credentials sent to the wrong party (e.g. `Proxy-Authorization reached the origin`); absent when none.
     public var leaks: [String]?
@@ -54,6 +55,8 @@ public struct JournalEntry: Sendable, Equatable, Codable {
     /// The names of the scenario's cookies (`set-cookies:`) that the request's `Cookie` brought back, with
     /// the value the server set; absent when none.
     public var cookies: [String]?
+    /// SOCKS5 handshakes (`hop: socks5`) only: methods, address type, the reply code.
+    public var socks5: SOCKS5Facts?
     /// A request granted without credentials on a connection NTLM or Negotiate authenticated
     /// (`ntlm.connection-authenticated`): the user the connection was authenticated as, whom the request was
     /// served as. Absent otherwise (a request that carried accepted credentials names its user in them).
@@ -88,7 +91,7 @@ public struct JournalEntry: Sendable, Equatable, Codable {
         case bodySHA256 = "body_sha256"
         case credentials, verdict, detail, status, challenges, tls, requests, hop, leaks, fault
         case httpProtocol = "protocol"
-        case stream, reset, goaway, hostile, cookies
+        case stream, reset, goaway, hostile, cookies, socks5
         case connectionUser = "connection_user"
     }
 
@@ -127,6 +130,7 @@ public struct JournalEntry: Sendable, Equatable, Codable {
         goaway = try container.decodeIfPresent(String.self, forKey: .goaway)
         hostile = try container.decodeIfPresent(String.self, forKey: .hostile)
         cookies = try container.decodeIfPresent([String].self, forKey: .cookies)
+        socks5 = try container.decodeIfPresent(SOCKS5Facts.self, forKey: .socks5)
         connectionUser = try container.decodeIfPresent(String.self, forKey: .connectionUser)
     }
 
@@ -159,6 +163,7 @@ public struct JournalEntry: Sendable, Equatable, Codable {
         try container.encodeIfPresent(goaway, forKey: .goaway)
         try container.encodeIfPresent(hostile, forKey: .hostile)
         try container.encodeIfPresent(cookies, forKey: .cookies)
+        try container.encodeIfPresent(socks5, forKey: .socks5)
         try container.encodeIfPresent(connectionUser, forKey: .connectionUser)
     }
 

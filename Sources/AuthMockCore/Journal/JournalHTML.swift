@@ -51,11 +51,12 @@ public enum JournalHTML {
                 html += "<div class=\"tls\">\(summary)</div>\n"
             }
         } else {
-            let hop = entry.hop == .proxy ? "<span class=\"hop\">proxy</span> " : ""
+            let hop = entry.hop.map { $0 == .origin ? "" : "<span class=\"hop\">\($0.rawValue)</span> " } ?? ""
             html += "<div class=\"line\"><span class=\"seq\">#\(entry.seq)</span> \(hop)"
                 + "<span class=\"where\">connection \(entry.connection), exchange \(entry.exchange)</span> "
             html += "<code class=\"request\">\(escape(entry.method ?? "?")) \(escape(entry.target ?? "?"))</code>"
-            html += " → <span class=\"status\">\(entry.status)</span></div>\n"
+            let status = entry.socks5.map { "REP \($0.reply.map(String.init) ?? "–")" } ?? "\(entry.status)"
+            html += " → <span class=\"status\">\(status)</span></div>\n"
             if let host = entry.headers.first(where: { $0.name.lowercased() == "host" }) {
                 html += "<div class=\"host\">Host: <code>\(escape(host.value))</code></div>\n"
             }

@@ -81,6 +81,33 @@ public struct Verdict: RawRepresentable, Sendable, Hashable, Codable, CustomStri
     /// CONNECT without host:port, an origin-form target sent to the proxy, a target too long.
     public static let proxyBadTarget: Verdict = "proxy.bad-target"
 
+    // The SOCKS5 listener (RFC 1928, RFC 1929): one entry per handshake, `hop: socks5`, status 0.
+    /// A CONNECT to one of the scenario's origins, granted (REP 0); the origin plays on the connection.
+    public static let socks5OK: Verdict = "socks5.ok"
+    /// The client closed the connection in the middle of the handshake.
+    public static let socks5Truncated: Verdict = "socks5.truncated"
+    /// A handshake message did not arrive whole within the header timeout.
+    public static let socks5Timeout: Verdict = "socks5.timeout"
+    /// A version byte other than 5 (greeting, request) or 1 (RFC 1929): `X'FF'`, auth status 1, or REP 1.
+    public static let socks5BadVersion: Verdict = "socks5.bad-version"
+    /// None of the methods the client offered is one the scenario takes: `X'FF'`, closed.
+    public static let socks5NoAcceptableMethod: Verdict = "socks5.no-acceptable-method"
+    /// A zero-length username, or one longer than its length byte said: auth status 1, closed.
+    public static let socks5BadUsername: Verdict = "socks5.bad-username"
+    public static let socks5UnknownUser: Verdict = "socks5.unknown-user"
+    /// A known user with the wrong password: auth status 1, closed (RFC 1929 §2).
+    public static let socks5BadPassword: Verdict = "socks5.bad-password"
+    /// A request that cannot be read (an empty domain name): REP 1.
+    public static let socks5Malformed: Verdict = "socks5.malformed"
+    /// BIND, UDP ASSOCIATE or an unknown command: REP 7.
+    public static let socks5CommandNotSupported: Verdict = "socks5.command-not-supported"
+    /// An ATYP other than 1, 3 or 4: REP 8.
+    public static let socks5AddressTypeNotSupported: Verdict = "socks5.address-type-not-supported"
+    /// A target that is not loopback or not one of the scenario's origins: REP 2 (not allowed by ruleset).
+    public static let socks5TargetRefused: Verdict = "socks5.target-refused"
+    /// The scenario's `socks5.fault` was played.
+    public static let socks5Fault: Verdict = "socks5.fault"
+
     // Users changing while the scenario runs (timeline steps and POST /_authmock/users/{name}).
     /// The client presented a password the user had before a change (or a removed user's last one).
     public static let credentialStalePassword: Verdict = "credential.stale-password"
@@ -133,7 +160,10 @@ public struct Verdict: RawRepresentable, Sendable, Hashable, Codable, CustomStri
         .http2StreamReset, .tlsOK, .tlsNoRequest, .tlsHandshakeFailed, .tlsPlainHTTP, .ntlmNegotiate, .ntlmOK,
         .ntlmConnectionAuthenticated, .ntlmMalformed, .ntlmUnknownUser, .ntlmWrongPassword, .ntlmWrongDomain,
         .ntlmV1Refused, .ntlmConnectionChanged, .ntlmNoChallenge, .ntlmAnonymous, .negotiateKerberosUnsupported,
-        .proxyTargetRefused, .proxyBadTarget, .credentialStalePassword, .credentialLocked, .userPasswordChanged,
+        .proxyTargetRefused, .proxyBadTarget, .socks5OK, .socks5Truncated, .socks5Timeout, .socks5BadVersion,
+        .socks5NoAcceptableMethod, .socks5BadUsername, .socks5UnknownUser, .socks5BadPassword, .socks5Malformed,
+        .socks5CommandNotSupported, .socks5AddressTypeNotSupported, .socks5TargetRefused, .socks5Fault,
+        .credentialStalePassword, .credentialLocked, .userPasswordChanged,
         .userLocked, .userUnlocked, .userRemoved, .duplicateAuthorization, .malformedAuthorization, .schemeNotOffered,
         .basicOK, .basicMalformed, .basicUnknownUser, .basicBadPassword, .basicWrongCharset, .digestOK,
         .digestMalformed, .digestURIMismatch, .digestWrongRealm, .digestAlgorithmNotOffered, .digestQOPNotOffered,

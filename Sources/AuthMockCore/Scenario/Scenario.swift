@@ -31,6 +31,8 @@ public struct Scenario: Sendable, Equatable {
     public var faults: [Fault] = []
     /// HTTP/2 on the origin's listeners (off by default).
     public var http2 = HTTP2Policy()
+    /// A SOCKS5 listener in front of the origins (`socks5:`); nil for none.
+    public var socks5: SOCKS5Settings?
     /// Serve under loopback names (`subdomains: true`): the URL is `authmock.localhost`, and
     /// `{subdomain_url}` and `{sibling_url}` name the same listener as another host (``HostNames``).
     public var subdomains = false

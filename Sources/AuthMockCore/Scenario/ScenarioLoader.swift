@@ -61,7 +61,7 @@ public enum ScenarioLoader {
         "scenario": [
             "version", "name", "description", "realm", "users", "challenges", "challenge-style", "nonce",
             "unauthorized", "resources", "tls", "timeline", "proxy", "second-port", "subdomains", "faults", "http2",
-            "case", "expect",
+            "socks5", "case", "expect",
         ],
         "http2": ["mode", "connection-auth"],
         "user": ["name", "password", "domain"],
@@ -85,6 +85,8 @@ public enum ScenarioLoader {
         "tls.rotate": ["after-requests", "keep-key"],
         "proxy": ["realm", "users", "challenges", "unauthorized", "faults", "tls"],
         "proxy.tls": ["identity"],
+        "socks5": ["methods", "users", "fault"],
+        "socks5 user": ["name", "password"],
         "fault": ["when", "effect", "duration", "times", "path"],
         "timeline step": ["after-successes", "after", "at-request", "user", "password", "lock", "unlock", "remove"],
     ]

@@ -54,6 +54,7 @@ extension ScenarioReader {
             timeline: timeline, proxy: proxy, secondPort: secondPort, faults: faults, http2: http2
         )
         scenario.subdomains = subdomains
+        scenario.socks5 = fields["socks5"].flatMap(socks5Settings)
         sections(fields, scenario)
         checkAcrossSections(
             scenario, fields: fields, root: root, usersHadErrors: usersHadErrors,

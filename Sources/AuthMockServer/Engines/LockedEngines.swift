@@ -145,6 +145,11 @@ final class LockedEngines: Sendable {
         }
     }
 
+    /// Journals how a SOCKS5 handshake ended.
+    func recordSOCKS5(_ outcome: SOCKS5Outcome, connection: ConnectionInfo) {
+        decide { pair, now in ((), [pair.recordSOCKS5(outcome, connection: connection, now: now)]) }
+    }
+
     func recordRefusedConnection(_ connection: ConnectionInfo, limit: Int) {
         decide { pair, now in ((), [pair.recordRefusedConnection(connection, limit: limit, now: now)]) }
     }

@@ -99,6 +99,15 @@ extension AuthMockServer {
         state.withLockedValue { $0.proxyTLS }?.info
     }
 
+    /// The SOCKS5 listener's URL (`socks5h://127.0.0.1:PORT`: the proxy resolves names) when the scenario has
+    /// a `socks5:` section.
+    public var socksURL: String? {
+        state.withLockedValue { $0.socksChannel?.localAddress?.port }.map { port in
+            let url = Self.url(host: configuration.host, port: port, tls: false)
+            return "socks5h://" + url.dropFirst("http://".count).dropLast()
+        }
+    }
+
     /// What clients need for TLS (files and pins), current after any rotation; nil without TLS.
     public var tls: TLSInfo? {
         state.withLockedValue { $0.tls }?.info

@@ -35,6 +35,7 @@ public final class AuthMockServer: Sendable {
         /// `second-port: true`: the same origin on another port.
         var secondChannel: (any Channel)?
         var proxyChannel: (any Channel)?
+        var socksChannel: (any Channel)?
         var journalFile: JournalFile?
         var tls: TLSRuntime?
         /// The proxy's own identity, when the scenario makes it an HTTPS proxy (`proxy.tls`).
@@ -95,6 +96,13 @@ public final class AuthMockServer: Sendable {
                 state.withLockedValue {
                     $0.channels.append(proxy)
                     $0.proxyChannel = proxy
+                }
+            }
+            if let socks5 = scenario.socks5 {
+                let socks = try await bindSOCKS5(host: configuration.host, port: configuration.socksPort, socks5)
+                state.withLockedValue {
+                    $0.channels.append(socks)
+                    $0.socksChannel = socks
                 }
             }
         } catch {
@@ -200,6 +208,17 @@ public final class AuthMockServer: Sendable {
             channel.eventLoop.makeCompletedFuture {
                 guard let id = admit(channel) else { return }
                 try pipelines.configureProxy(channel, id: id, tls: tls)
+            }
+        }
+    }
+
+    /// The SOCKS5 listener's.
+    private func bindSOCKS5(host: String, port: Int, _ settings: SOCKS5Settings) async throws -> any Channel {
+        let pipelines = self.pipelines
+        return try await listen(host: host, port: port) { [self] channel in
+            channel.eventLoop.makeCompletedFuture {
+                guard let id = admit(channel) else { return }
+                try pipelines.configureSOCKS5(channel, id: id, settings: settings)
             }
         }
     }

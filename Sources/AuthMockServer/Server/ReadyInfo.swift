@@ -22,6 +22,8 @@ public struct ReadyInfo: Codable, Sendable, Equatable {
     public var secondURL: String?
     /// With a `proxy:` section: the forward proxy and its users.
     public var proxy: ProxyInfo?
+    /// With a `socks5:` section: the SOCKS5 listener (`socks5h://127.0.0.1:PORT`) and its users.
+    public var socks5: SOCKS5Info?
     /// What the origin speaks, in ALPN's names: `http/1.1`, and `h2` (over TLS) or `h2c` (prior knowledge)
     /// when the scenario has `http2:`.
     public var protocols: [String]
@@ -34,8 +36,13 @@ public struct ReadyInfo: Codable, Sendable, Equatable {
         public var tls: TLSInfo?
     }
 
+    public struct SOCKS5Info: Codable, Sendable, Equatable {
+        public var url: String
+        public var users: [SOCKS5User]
+    }
+
     enum CodingKeys: String, CodingKey {
-        case url, port, scenario, users, journal, control, tls, proxy, protocols
+        case url, port, scenario, users, journal, control, tls, proxy, protocols, socks5
         case httpURL = "http_url"
         case secondURL = "second_url"
     }
@@ -54,6 +61,7 @@ public struct ReadyInfo: Codable, Sendable, Equatable {
         proxy = server.proxyURL.map {
             ProxyInfo(url: $0, users: server.scenario.proxy?.users ?? [], tls: server.proxyTLS)
         }
+        socks5 = server.socksURL.map { SOCKS5Info(url: $0, users: server.scenario.socks5?.users ?? []) }
     }
 
     /// One line of JSON, no trailing newline.

@@ -48,6 +48,8 @@ public struct ServerConfiguration: Sendable {
     public var certificatesDirectory: String?
     /// The port of the forward proxy when the scenario has a `proxy:` section (0: free port).
     public var proxyPort: Int
+    /// The port of the SOCKS5 listener when the scenario has a `socks5:` section (0: free port).
+    public var socksPort = 0
     /// The port of the extra plain-HTTP listener when the scenario asks for `plain-http` (0: free port).
     public var plainHTTPPort: Int
 
