@@ -30,14 +30,14 @@ extension ScenarioReader {
             transfer.host = choice(node, "case.then.host", CaseTransfer.Host.self) ?? .same
         }
         if let node = fields["as"] {
-            transfer.user = identity(node, "case.then.as", users: context.userCount, noun: "users")
+            transfer.user = identity(node, "case.then.as", users: context.userCounts.users, noun: "users")
         }
         if let node = fields["proxy-as"] {
-            if !context.hasProxy {
+            if context.userCounts.proxyUsers == nil {
                 report(node, "case.then.proxy-as needs a proxy", hint: "add a `proxy:` section, or remove proxy-as")
             }
             transfer.proxyUser = identity(
-                node, "case.then.proxy-as", users: context.proxyUserCount, noun: "proxy users"
+                node, "case.then.proxy-as", users: context.userCounts.proxyUsers ?? 0, noun: "proxy users"
             )
         }
         return transfer
@@ -54,5 +54,13 @@ extension ScenarioReader {
             )
         }
         return identity
+    }
+}
+
+extension ScenarioReader.CaseContext {
+    /// How many users and proxy users have passwords the scenario knows (nil: no proxy), for `as: second`.
+    static func userCounts(_ scenario: Scenario) -> (users: Int, proxyUsers: Int?) {
+        let known = { (users: [User]) in users.allSatisfy(\.knowsPassword) ? users.count : 0 }
+        return (known(scenario.users), scenario.proxy.map { known($0.users) })
     }
 }

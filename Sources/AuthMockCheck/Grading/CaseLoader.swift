@@ -48,10 +48,7 @@ extension ScenarioReader {
         var proxyUsers: Bool
         var proxyTLS: Bool
         var socksUsers: Bool
-        /// How many users (and proxy users) there are, for `then:`'s `as: second`.
-        var userCount: Int
-        var proxyUserCount: Int
-        var hasProxy: Bool
+        var userCounts: (users: Int, proxyUsers: Int?)  // for `then:` (CaseLoader+Transfer)
 
         init(_ scenario: Scenario) {
             proxyTLS = scenario.proxy?.tls != nil
@@ -60,9 +57,7 @@ extension ScenarioReader {
             tls = scenario.tls
             proxyUsers = !(scenario.proxy?.users.isEmpty ?? true)
                 && (scenario.proxy?.users.allSatisfy(\.knowsPassword) ?? false)
-            userCount = hasUsers ? scenario.users.count : 0
-            proxyUserCount = proxyUsers ? scenario.proxy?.users.count ?? 0 : 0
-            hasProxy = scenario.proxy != nil
+            userCounts = Self.userCounts(scenario)
         }
     }
 
