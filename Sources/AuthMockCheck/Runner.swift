@@ -262,7 +262,7 @@ public struct CheckRunner: Sendable {
             having?.findings.append(note)
         }
         var report = Self.report(item, judgement: judgement, journal: journal)
-        report.schemesUsed = Judge.schemesUsed(journal).sorted()
+        report.schemesUsed = Self.schemeEvidence(item, journal)
         report.gate = having.map { SchemeGate(needs: open, lacking: judgement, having: $0) }
         return report
     }
@@ -287,6 +287,15 @@ public struct CheckRunner: Sendable {
     }
 
     // MARK: - Helpers
+
+    /// The schemes this case shows the client has, for the other cases' ``SchemeGate``: only when the client
+    /// was handed `{user}`/`{password}` and built the credentials itself. A header the application set, a URL's
+    /// userinfo or a netrc file show what the library does with those, not that the adapter answers that
+    /// scheme's challenges (a Digest-only adapter handed `Authorization: Basic …` has no Basic).
+    static func schemeEvidence(_ item: ConformanceCase, _ journal: [JournalEntry]) -> [SchemeUse]? {
+        guard item.definition.give.credentialsIn == .arguments else { return nil }
+        return Judge.schemesUsed(journal).sorted()
+    }
 
     /// The first entries and every quoted one, in order.
     static func excerpt(_ journal: [JournalEntry], keeping quoted: Set<Int>) -> [JournalEntry] {

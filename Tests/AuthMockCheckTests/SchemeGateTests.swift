@@ -1,4 +1,4 @@
-import AuthMockCheck
+@testable import AuthMockCheck
 import AuthMockCore
 import AuthMockTestSupport
 import Foundation
@@ -106,5 +106,27 @@ struct SchemeGateTests {
         let having = Self.suite([report, Self.usedElsewhere("Digest")]).cases[0]
         #expect(having.verdict == .fail)
         #expect(having.findings == ["the client used Digest in `zz.elsewhere` in this run, so it has the scheme and this case is judged"])
+    }
+}
+
+/// Only credentials the client built from `{user}`/`{password}` show that it has a scheme: a Digest-only
+/// adapter handed `Authorization: Basic …` by the application (or a URL's userinfo, or a netrc file) has not
+/// shown it answers Basic challenges, so the Basic cases stay `unimplemented` for it.
+struct SchemeEvidenceTests {
+    @Test func onlyCredentialsTheClientBuiltCountAsEvidence() throws {
+        let suite = try Suite.load(directory: repositoryRoot.appendingPathComponent("scenarios/conformance").path)
+        let byHeader = try #require(suite.first { $0.id == "leak.authorization-header.other-host" })
+        let byArguments = try #require(suite.first { $0.id == "redirect.other-host" })
+        for item in [byHeader, byArguments] {
+            var harness = Harness(item.scenario)
+            _ = harness.send(authorization: "Basic YWxpY2U6d29uZGVybGFuZA==")
+            let evidence = CheckRunner.schemeEvidence(item, harness.journal.entries)
+            if item.id == byHeader.id {
+                #expect(evidence == nil)
+            } else {
+                #expect(evidence == Judge.schemesUsed(harness.journal.entries).sorted())
+                #expect(evidence?.isEmpty == false)
+            }
+        }
     }
 }

@@ -136,12 +136,22 @@ extension JournalEntry {
         }
         self.init(
             seq: 0, time: time, connection: connection.id, exchange: max(connection.exchange, 1),
-            remote: connection.remote, method: outcome.target.map { _ in "CONNECT" },
+            remote: connection.remote, method: outcome.target.map { _ in Self.socks5Method(outcome.facts.command) },
             target: outcome.target?.authority, version: "SOCKS5", headers: [], bodyBytes: 0,
             credentials: credentials, verdict: outcome.verdict, detail: outcome.detail, status: 0, challenges: nil,
             hop: .socks5
         )
         socks5 = outcome.facts
         fault = outcome.fault?.rawValue
+    }
+
+    /// The journal's method for a SOCKS5 command: CONNECT, BIND, UDP ASSOCIATE, or the command's hex value.
+    static func socks5Method(_ command: String?) -> String {
+        switch command {
+        case "connect", nil: "CONNECT"
+        case "bind": "BIND"
+        case "udp-associate": "UDP ASSOCIATE"
+        case let other?: other
+        }
     }
 }

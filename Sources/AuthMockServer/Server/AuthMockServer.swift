@@ -66,13 +66,15 @@ public final class AuthMockServer: Sendable {
         engines.setJournalFile(journalFile)
         let tls = try makeTLSRuntime()
         if let tls { engines.setTLSInfo(tls.info) }
-        let proxyTLS = try makeProxyTLSRuntime(origin: tls)
         state.withLockedValue {
             $0.journalFile = journalFile
             $0.tls = tls
-            $0.proxyTLS = proxyTLS
         }
         do {
+            // Inside the do: when the proxy's identity cannot be made, shutdown() closes the journal file and
+            // removes the origin's certificate directory made above.
+            let proxyTLS = try makeProxyTLSRuntime(origin: tls)
+            state.withLockedValue { $0.proxyTLS = proxyTLS }
             let main = try await bind(host: configuration.host, port: configuration.port, tls: tls)
             state.withLockedValue { $0.channels.append(main) }
             if tls != nil, scenario.tls?.plainHTTP == true {
