@@ -128,6 +128,8 @@ let package = Package(
         .testTarget(
             name: "AuthMockCoreTests",
             dependencies: ["AuthMockCore", "AuthMockTestSupport"],
+            // Read by path (GoldenExchangeTests), not bundled.
+            exclude: ["Golden/exchanges.sha256"],
             swiftSettings: swiftSettings
         ),
         // The case language, client profiles and the judge (no sockets), and the runner against real
