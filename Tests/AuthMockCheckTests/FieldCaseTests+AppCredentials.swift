@@ -89,15 +89,6 @@ extension CheckRunnerTests {
         ]
     }()
 
-    @Test(arguments: appCredentials)
-    func appCredentialCaseCatchesTheWrongClient(_ field: FieldCase) async throws {
-        let wrong = try only(try await check(field.wrong, field.id))
-        #expect(wrong.verdict == .fail, "\(wrong.findings)")
-        #expect(wrong.findings.contains { $0.contains(field.finding) }, "\(wrong.findings)")
-        let right = try only(try await check(field.right, field.id))
-        #expect(right.verdict == .pass, "\(right.findings) \(right.stderr ?? "")")
-    }
-
     /// No standard says which custom headers hold a secret: an API key kept on a redirect is reported, not
     /// failed; one dropped passes. The header counts as a credential because the case gave it as one.
     @Test(arguments: ["leak.api-key-header.other-host", "leak.api-key-header.https-to-http"])

@@ -38,15 +38,6 @@ extension CheckRunnerTests {
         ),
     ]
 
-    @Test(arguments: httpsProxyCases)
-    func httpsProxyCaseCatchesTheWrongClient(_ field: FieldCase) async throws {
-        let wrong = try only(try await check(field.wrong, field.id))
-        #expect(wrong.verdict == .fail, "\(wrong.findings)")
-        #expect(wrong.findings.contains { $0.contains(field.finding) }, "\(wrong.findings)")
-        let right = try only(try await check(field.right, field.id))
-        #expect(right.verdict == .pass, "\(right.findings) \(right.stderr ?? "")")
-    }
-
     /// `give: {proxy-ca: false}` reads into the model; on a scenario whose proxy has no `tls:` it is refused
     /// where it is written, and `hop:` is allowed on TLS records.
     @Test func proxyCAInputIsCheckedAgainstTheScenario() throws {

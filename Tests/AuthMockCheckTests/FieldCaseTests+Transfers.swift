@@ -59,15 +59,6 @@ extension CheckRunnerTests {
         ),
     ]
 
-    @Test(arguments: transferCases)
-    func transferCaseCatchesTheWrongClient(_ field: FieldCase) async throws {
-        let wrong = try only(try await check(field.wrong, field.id))
-        #expect(wrong.verdict == .fail, "\(wrong.findings)")
-        #expect(wrong.findings.contains { $0.contains(field.finding) }, "\(wrong.findings)")
-        let right = try only(try await check(field.right, field.id))
-        #expect(right.verdict == .pass, "\(right.findings) \(right.stderr ?? "")")
-    }
-
     /// A client that makes only the first transfer never meets the second: unimplemented, not a pass.
     @Test func oneTransferIsUnimplemented() async throws {
         let report = try await check(["curl", "-sS", "--fail", "--anyauth", "-u", "{user}:{password}", "{url}"], "transfer.basic-other-host")

@@ -88,7 +88,8 @@ extension CheckRunnerTests {
         ]
     }
 
-    @Test(arguments: FieldCase.all)
+    /// The field cases, and issue 29's credential, HTTPS-proxy and transfer cases, which are judged the same way.
+    @Test(arguments: FieldCase.all + appCredentials + httpsProxyCases + transferCases)
     func fieldCaseCatchesTheWrongClient(_ field: FieldCase) async throws {
         let wrong = try only(try await check(field.wrong, field.id))
         #expect(wrong.verdict == .fail, "\(wrong.findings)")
