@@ -36,9 +36,11 @@ def authmock_server(request, tmp_path_factory):
         try:
             server = start(scenario, *extra_args, **kwargs)
         except AuthMockError as error:
-            pytest.fail(str(error), pytrace=False)
-        servers.append(server)
-        return server
+            why = str(error)
+        else:
+            servers.append(server)
+            return server
+        pytest.fail(why, pytrace=False)  # outside the except: no "During handling…" chain in the report
 
     yield start_server
 
