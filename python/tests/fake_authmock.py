@@ -8,7 +8,6 @@ line, the headers the fixture sends on control requests, and a bad exit status o
 import json
 import os
 import signal
-import sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 LOG = os.environ["FAKE_LOG"]

@@ -1,12 +1,14 @@
 """The authmock_server fixture: lifecycle, dict scenarios, take_request, the control-token contract, and
 failures that show the server's diagnostics."""
 
+import base64
 import json
 import os
 import subprocess
 import sys
 import threading
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -23,7 +25,6 @@ PACKAGE_PARENT = str(Path(authmock.__file__).resolve().parents[1])
 def get(url, auth=None):
     request = urllib.request.Request(url)
     if auth:
-        import base64
         request.add_header("Authorization", "Basic " + base64.b64encode(auth.encode()).decode())
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
