@@ -1,6 +1,7 @@
-"""Examples of the `authmock` fixture (conftest.py) with the standard library's urllib as the client.
+"""Examples of the `authmock_server` fixture (the authmock wheel's pytest plugin; see conftest.py) with the
+standard library's urllib as the client.
 
-    AUTHMOCK_BIN=.build/release/authmock python3 -m pytest -q docs/recipes/python
+    AUTHMOCK_BIN=.build/debug/authmock python3 -m pytest -q docs/recipes/python
 """
 
 import ssl
@@ -35,8 +36,8 @@ def requests_only(entries):
 
 # basic.yaml has an ASCII user and a UTF-8 one (zoë / pässwörd, with charset="UTF-8" in the challenge).
 @pytest.mark.parametrize("name", ["alice", "zoë"])
-def test_basic_right_and_wrong_password(authmock, name):
-    server = authmock("scenarios/basic.yaml")
+def test_basic_right_and_wrong_password(authmock_server, name):
+    server = authmock_server("scenarios/basic.yaml")
     password = server.password(name)
 
     assert fetch(server.url, name, password) == (200, f"Hello, {name}!\n")
@@ -58,8 +59,8 @@ def test_basic_right_and_wrong_password(authmock, name):
     assert any(header["credential"] for header in entries[3]["headers"] if header["name"].lower() == "authorization")
 
 
-def test_password_change_makes_the_old_password_stale(authmock):
-    server = authmock("scenarios/basic.yaml")
+def test_password_change_makes_the_old_password_stale(authmock_server):
+    server = authmock_server("scenarios/basic.yaml")
     old = server.password("alice")
     assert fetch(server.url, "alice", old)[0] == 200
 
@@ -83,9 +84,9 @@ def test_password_change_makes_the_old_password_stale(authmock):
     assert fetch(server.url, "alice", old)[0] == 200
 
 
-def test_https_with_the_ca_from_the_ready_line(authmock):
+def test_https_with_the_ca_from_the_ready_line(authmock_server):
     # ca-signed: a generated root signed an intermediate that signed the leaf; ca_file is the root.
-    server = authmock("scenarios/tls-ca-signed.yaml")
+    server = authmock_server("scenarios/tls-ca-signed.yaml")
     assert server.url.startswith("https://localhost:")
     assert server.tls["identity"] == "ca-signed"
 
@@ -108,9 +109,9 @@ def test_https_with_the_ca_from_the_ready_line(authmock):
     assert len(failed) == 1 and failed[0]["connection"] not in {entry["connection"] for entry in requests}
 
 
-def test_mutual_tls_with_a_users_client_certificate(authmock):
+def test_mutual_tls_with_a_users_client_certificate(authmock_server):
     # client-certificate: required — the ready line names a certificate and key per user.
-    server = authmock("scenarios/tls-mtls.yaml")
+    server = authmock_server("scenarios/tls-mtls.yaml")
     files = server.tls["client_certs"]["alice"]
     context = ssl.create_default_context(cafile=server.ca)
     context.load_cert_chain(files["cert_file"], files["key_file"])

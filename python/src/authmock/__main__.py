@@ -1,0 +1,7 @@
+"""`python -m authmock ARGS…` is the `authmock` console script."""
+
+import sys
+
+from ._cli import main
+
+sys.exit(main())
