@@ -175,7 +175,9 @@ public final class AuthMockServer: Sendable {
             // turns that into SYN retries of a second or more.
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            // TCP_NODELAY is an IPPROTO_TCP option: `.socketOption(.tcp_nodelay)` set SOL_SOCKET's option 1,
+            // SO_DEBUG, which only root may set, so every connection to a non-root server was closed at once.
+            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
             .childChannelInitializer(initializer)
             .bind(host: host, port: port)
             .get()
