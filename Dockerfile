@@ -17,10 +17,10 @@ ARG RUNTIME_IMAGE=debian:bookworm-slim
 
 FROM ${SWIFT_IMAGE} AS build
 # Headers and link libraries of the system-library targets: libcrypto (NTLM's MD4 and DES), libxcrypt
-# (htpasswd's crypt(3) hashes), libyaml (the scenario reader).
+# (htpasswd's crypt(3) hashes), libyaml (the scenario reader, found through pkg-config).
 RUN export DEBIAN_FRONTEND=noninteractive \
     && apt-get update \
-    && apt-get install -y --no-install-recommends libssl-dev libcrypt-dev libyaml-dev \
+    && apt-get install -y --no-install-recommends libssl-dev libcrypt-dev libyaml-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # Dependencies first, so a source change does not fetch them again (Package.resolved is not committed).
