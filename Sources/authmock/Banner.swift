@@ -8,6 +8,8 @@ struct Banner {
     /// Where the listeners are bound (`0.0.0.0:8080`), and whether all of them are loopback addresses.
     var bound: [String] = []
     var loopbackOnly = true
+    /// The machine's addresses a wildcard listener takes connections on.
+    var reach: [String] = []
 
     var text: String {
         var lines = [
@@ -16,7 +18,8 @@ struct Banner {
         ]
         lines.append("  listening  \(ready.url)  (\(ready.protocols.joined(separator: ", ")))")
         if !loopbackOnly {
-            lines.append("  bound      \(bound.joined(separator: ", "))  (reachable beyond this machine's loopback)")
+            let addresses = reach.isEmpty ? "" : "every address of this machine: \(reach.joined(separator: ", ")); "
+            lines.append("  bound      \(bound.joined(separator: ", "))  (\(addresses)reachable beyond loopback)")
         }
         if let http = ready.httpURL { lines.append("  plain      \(http)") }
         if let proxy = ready.proxy {

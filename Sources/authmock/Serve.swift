@@ -202,7 +202,8 @@ extension AuthMockCommand {
             let ready = ReadyInfo(server: server)
             printError(
                 Banner(
-                    scenario: scenario, ready: ready, bound: server.boundAddresses, loopbackOnly: server.isLoopbackOnly
+                    scenario: scenario, ready: ready, bound: server.boundAddresses, loopbackOnly: server.isLoopbackOnly,
+                    reach: server.wildcardAddresses
                 ).text
             )
             if let readyFile {

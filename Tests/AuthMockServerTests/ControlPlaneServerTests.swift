@@ -31,6 +31,9 @@ struct ControlPlaneServerTests {
         try await withServer(try shipped("basic.yaml"), configuration: Self.wide) { server in
             #expect(!server.isLoopbackOnly)
             #expect(server.boundAddresses == ["0.0.0.0:\(server.port)"])
+            #expect(server.wildcardAddresses.first == "127.0.0.1")
+            #expect(server.controlHosts.contains("127.0.0.1:\(server.port)"))
+            #expect(!server.controlHosts.contains { $0.hasPrefix("evil") })
             let users = server.url + "_authmock/users"
             let pwn = ["-X", "POST", "-H", "Content-Type: text/plain", "--data", #"{"password":"pwned"}"#]
 
@@ -69,6 +72,14 @@ struct ControlPlaneServerTests {
             #expect(listed.status == 200 && listed.body.contains("rebuilt"))
             let page = try await curl(Self.bearer + [server.url + "_authmock/journal"])
             #expect(page.status == 200 && page.body.contains("control.refused"))
+
+            // From the machine's own non-loopback address, where it has one: the way another host comes in.
+            if let outside = server.wildcardAddresses.first(where: { !$0.hasPrefix("127.") && !$0.contains(":") }) {
+                let there = "http://\(outside):\(server.port)/_authmock/users"
+                #expect(try await curl([there]).status == 401)
+                #expect(try await curl(Self.bearer + [there]).status == 200)
+                #expect(try await curl(Self.bearer + ["-H", "Host: evil.example", there]).status == 403)
+            }
         }
     }
 
@@ -148,7 +159,7 @@ struct ControlPlaneServerTests {
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
         let banner = String(decoding: stderr, as: UTF8.self)
-        #expect(banner.contains("bound      0.0.0.0:\(ready.port)"))
+        #expect(banner.contains("bound      0.0.0.0:\(ready.port)  (every address of this machine: 127.0.0.1"))
         #expect(banner.contains("needs Authorization: Bearer \(Self.token)"))
     }
 }

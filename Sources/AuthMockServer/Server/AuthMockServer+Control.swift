@@ -14,6 +14,18 @@ extension AuthMockServer {
         }
     }
 
+    /// The addresses of this machine that a wildcard listener (`0.0.0.0`, `::`) takes connections on
+    /// (`127.0.0.1`, `10.0.0.5`, …); empty when no listener is a wildcard.
+    public var wildcardAddresses: [String] {
+        var found: [String] = []
+        for address in listenerAddresses where address.ipAddress == "0.0.0.0" || address.ipAddress == "::" {
+            for name in Self.names(address).dropFirst() where name != "localhost" && !found.contains(name) {
+                found.append(name)
+            }
+        }
+        return found
+    }
+
     /// Whether every listener is bound to a loopback address (127.0.0.0/8 or ::1): then no other machine can
     /// reach the control plane, and its token is optional.
     public var isLoopbackOnly: Bool {
@@ -79,7 +91,8 @@ extension AuthMockServer {
             default: false
             }
         }
-        return [ip] + loopbackNames + machine.compactMap(\.ipAddress)
+        let loopback = ip == "::" ? loopbackNames : loopbackNames.filter { $0 != "::1" }
+        return [ip] + loopback + machine.compactMap(\.ipAddress)
     }
 
     static func isLoopback(_ address: SocketAddress) -> Bool {
