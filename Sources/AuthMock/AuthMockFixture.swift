@@ -96,6 +96,11 @@ public final class AuthMockFixture: Sendable {
         return (host, port)
     }
 
+    /// The control plane's token, for a test that calls `/_authmock/` over HTTP: send it as
+    /// `Authorization: Bearer TOKEN` (with `Content-Type: application/json` on a POST). The fixture's own
+    /// methods (``setPassword(_:for:)``, ``reset()``, …) reach the server in-process and need nothing.
+    public var controlToken: String { server.controlToken }
+
     /// The users who can authenticate now, with their current passwords.
     public var users: [User] { server.users }
 

@@ -5,6 +5,11 @@ import AuthMockServer
 struct Banner {
     var scenario: Scenario
     var ready: ReadyInfo
+    /// Where the listeners are bound (`0.0.0.0:8080`), and whether all of them are loopback addresses.
+    var bound: [String] = []
+    var loopbackOnly = true
+    /// The machine's addresses a wildcard listener takes connections on.
+    var reach: [String] = []
 
     var text: String {
         var lines = [
@@ -12,6 +17,10 @@ struct Banner {
                 + (scenario.description.isEmpty ? "" : ": \(scenario.description)")
         ]
         lines.append("  listening  \(ready.url)  (\(ready.protocols.joined(separator: ", ")))")
+        if !loopbackOnly {
+            let addresses = reach.isEmpty ? "" : "every address of this machine: \(reach.joined(separator: ", ")); "
+            lines.append("  bound      \(bound.joined(separator: ", "))  (\(addresses)reachable beyond loopback)")
+        }
         if let http = ready.httpURL { lines.append("  plain      \(http)") }
         if let proxy = ready.proxy {
             let users = proxy.users.map(Self.describe).joined(separator: ", ")
@@ -35,8 +44,25 @@ struct Banner {
         }
         lines.append("  offers     " + scenario.challenges.map(\.summary).joined(separator: "; "))
         if let command = curlCommand { lines.append("  try        \(command)") }
-        lines.append("  journal    curl -s \(ready.journal)")
+        lines += controlLines
         return lines.joined(separator: "\n")
+    }
+
+    /// Where the control plane is and what it needs: the token off loopback, JSON for POSTs everywhere.
+    var controlLines: [String] {
+        let token = ready.controlToken ?? "TOKEN"
+        let header = Self.shellQuote("Authorization: Bearer \(token)")
+        if loopbackOnly {
+            return [
+                "  control    \(ready.control)  (loopback only; token optional: Authorization: Bearer \(token))",
+                "  journal    curl -s \(ready.journal)",
+            ]
+        }
+        return [
+            "  control    \(ready.control)  needs Authorization: Bearer \(token) (not loopback only);"
+                + " POSTs need Content-Type: application/json",
+            "  journal    curl -s -H \(header) \(ready.journal)",
+        ]
     }
 
     /// A curl command that authenticates as the first user against the first protected path.

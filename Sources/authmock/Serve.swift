@@ -12,7 +12,9 @@ extension AuthMockCommand {
             abstract: "Serve a scenario until SIGINT or SIGTERM.",
             discussion: """
                 Prints a banner to stderr and, once connections are accepted, exactly one JSON line to stdout:
-                {"url":"http://127.0.0.1:8080/","port":8080,"scenario":"digest","users":[…],"journal":"…"}.
+                {"url":"http://127.0.0.1:8080/","port":8080,"scenario":"digest","users":[…],"journal":"…",
+                "control_token":"…"}. Off loopback (--host 0.0.0.0) every /_authmock/ request needs
+                Authorization: Bearer <control_token>; POSTs to it need Content-Type: application/json.
                 On SIGINT/SIGTERM it stops accepting, finishes in-flight responses, flushes the journal and exits 0.
                 """
         )
@@ -116,7 +118,39 @@ extension AuthMockCommand {
         )
         var httpPort = 0
 
+        @Option(
+            help: ArgumentHelp(
+                "The control plane's token (Authorization: Bearer T on /_authmock/ requests; required off "
+                    + "loopback). Default: $AUTHMOCK_CONTROL_TOKEN, else a new one per run, in the ready line.",
+                valueName: "token"
+            )
+        )
+        var controlToken: String?
+
+        @Option(
+            help: ArgumentHelp(
+                "Another name control requests may use in Host, e.g. authmock (a container's service name) or "
+                    + "localhost:9000 (a port mapping); repeatable.",
+                valueName: "name"
+            )
+        )
+        var controlHost: [String] = []
+
+        /// --control-token, else the environment's AUTHMOCK_CONTROL_TOKEN (kept out of `ps`), else nil.
+        var chosenControlToken: String? {
+            let environment = ProcessInfo.processInfo.environment["AUTHMOCK_CONTROL_TOKEN"]
+            return controlToken ?? environment.flatMap { $0.isEmpty ? nil : $0 }
+        }
+
         func validate() throws {
+            if let token = chosenControlToken, !ControlGuard.isValidToken(token) {
+                throw ValidationError(
+                    "the control token must be letters, digits and -._~+/ (then = padding), as a Bearer token is"
+                )
+            }
+            for name in controlHost where name.isEmpty || name.contains(where: { $0 == " " || $0 == "/" }) {
+                throw ValidationError("--control-host takes a name or name:port, not '\(name)'")
+            }
             guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
             guard maxHeaderSize >= 256 else { throw ValidationError("--max-header-size must be at least 256") }
             guard journalLimit >= 1 else { throw ValidationError("--journal-limit must be at least 1") }
@@ -166,7 +200,12 @@ extension AuthMockCommand {
             }
 
             let ready = ReadyInfo(server: server)
-            printError(Banner(scenario: scenario, ready: ready).text)
+            printError(
+                Banner(
+                    scenario: scenario, ready: ready, bound: server.boundAddresses, loopbackOnly: server.isLoopbackOnly,
+                    reach: server.wildcardAddresses
+                ).text
+            )
             if let readyFile {
                 do {
                     try Data((ready.jsonLine() + "\n").utf8).write(
@@ -196,6 +235,8 @@ extension AuthMockCommand {
                 proxyPort: proxyPort
             )
             configuration.socksPort = socksPort
+            configuration.controlToken = chosenControlToken
+            configuration.controlHosts = controlHost
             return configuration
         }
     }

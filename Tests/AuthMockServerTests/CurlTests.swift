@@ -151,7 +151,7 @@ struct CurlTests {
             #expect(page.status == 200)
             let decoded = try JSONDecoder().decode(Engine.JournalPage.self, from: Data(page.body.utf8))
             #expect(decoded.entries.map(\.verdict) == [.noCredentials, .digestOK])
-            let reset = try await curl(["-X", "POST", server.url + "_authmock/reset"])
+            let reset = try await curl(["-X", "POST", "-H", "Content-Type: application/json", server.url + "_authmock/reset"])
             #expect(reset.status == 200)
             #expect(server.journal.isEmpty)
         }

@@ -30,7 +30,7 @@ struct PasswordChangeCurlTests {
         try await withServer(try shipped("password-change.yaml")) { server in
             let before = try await curl(["--basic", "-u", "bob:builder", server.url])
             #expect(before.status == 200)
-            let change = try await curl(["-X", "POST", "-d", #"{"password": "rebuilt"}"#, server.url + "_authmock/users/bob"])
+            let change = try await curl(["-X", "POST", "-H", "Content-Type: application/json", "-d", #"{"password": "rebuilt"}"#, server.url + "_authmock/users/bob"])
             #expect(change.status == 200)
             #expect(change.body.contains(#""password":"rebuilt""#))
             let old = try await curl(["--basic", "-u", "bob:builder", server.url])

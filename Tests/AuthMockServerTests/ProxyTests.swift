@@ -123,7 +123,7 @@ struct ProxyTests {
             let rotate = try #require(server.httpURL) + "_authmock/tls/rotate?keep-key=false"
             let proxy = try proxyURL(server)
             let answer = try await curl([
-                "-x", proxy, "--proxy-digest", "--proxy-user", "carrier:pigeon", "-X", "POST", rotate,
+                "-x", proxy, "--proxy-digest", "--proxy-user", "carrier:pigeon", "-X", "POST", "-H", "Content-Type: application/json", rotate,
             ])
             #expect(answer.status == 200)
             #expect(answer.body.contains(#""rotating":true"#))
@@ -266,7 +266,7 @@ struct ProxyTests {
     @Test func proxyPasswordChange() async throws {
         try await withServer(try shipped("proxy-basic.yaml")) { server in
             let change = try await curl(
-                ["-X", "POST", "-d", #"{"password": "homing"}"#, server.url + "_authmock/proxy/users/carrier"]
+                ["-X", "POST", "-H", "Content-Type: application/json", "-d", #"{"password": "homing"}"#, server.url + "_authmock/proxy/users/carrier"]
             )
             #expect(change.status == 200)
             let proxied = ["-x", try proxyURL(server), "--proxy-basic", "--proxy-user"]

@@ -198,7 +198,7 @@ struct TLSTests {
             #expect(rotated.fingerprintSHA256 != info.fingerprintSHA256)
             #expect(rotated.pinSHA256 == info.pinSHA256)
 
-            let answer = try await settledCurl(server, ["--cacert", info.caFile, "-X", "POST", base + "_authmock/tls/rotate?keep-key=false"])
+            let answer = try await settledCurl(server, ["--cacert", info.caFile, "-X", "POST", "-H", "Content-Type: application/json", base + "_authmock/tls/rotate?keep-key=false"])
             #expect(answer.status == 200)
             #expect(try await currentTLS().pinSHA256 != info.pinSHA256)
 

@@ -15,6 +15,9 @@ import Foundation
 /// | `/_authmock/tls/rotate[?keep-key=false]` | POST | asks the shell to rotate the certificate |
 /// | `/_authmock/users`, `/_authmock/users/NAME` | GET, POST | the users, a change of one |
 /// | `/_authmock/proxy/users…` | GET, POST | the same, for the proxy's users |
+///
+/// Before any route, the pair's ``ControlGuard`` (installed by the server) checks the request's Host, control
+/// token and content type; a refusal is the one control answer that is journaled (`control.refused`).
 public enum ControlPlane {
     /// The reserved path prefix; scenarios cannot serve paths under it.
     public static let prefix = "/_authmock/"
@@ -53,8 +56,35 @@ public enum ControlPlane {
         Route(match: [.exact("reset")], answer: reset),
     ]
 
-    /// Answers a control request to `hop`.
+    /// Answers a control request to `hop`: refused by the pair's ``ControlGuard`` (and journaled), or routed.
     static func answer(_ request: Request, hop: Hop, pair: inout EnginePair, now: Date) -> Exchange {
+        if let controlGuard = pair.controlGuard, let refusal = controlGuard.check(request) {
+            return refuse(request, refusal, guard: controlGuard, hop: hop, pair: &pair, now: now)
+        }
+        return route(request, hop: hop, pair: &pair, now: now)
+    }
+
+    /// A refused control request, journaled as `hop`'s exchange with verdict `control.refused`; the entry
+    /// never shows the right token.
+    static func refuse(
+        _ request: Request, _ refusal: ControlGuard.Refusal, guard controlGuard: ControlGuard, hop: Hop,
+        pair: inout EnginePair, now: Date
+    ) -> Exchange {
+        let response = controlGuard.response(to: refusal)
+        var recorded = request
+        recorded.headers = controlGuard.redacted(request.headers)
+        return pair.onEngine(hop) { engine, _, journal in
+            var entry = JournalEntry(
+                request: recorded, connection: request.connection, time: now, verdict: .controlRefused,
+                detail: "\(refusal.reason.rawValue): \(refusal.detail)", status: refusal.status
+            )
+            entry.bodySHA256 = nil
+            return Exchange(response: response, entry: engine.append(entry, to: &journal))
+        } ?? EnginePair.noProxy
+    }
+
+    /// Routes an allowed control request to its endpoint.
+    static func route(_ request: Request, hop: Hop, pair: inout EnginePair, now: Date) -> Exchange {
         let path = request.path
         let endpoint = path.dropFirst(min(prefix.count, path.count))
         for route in routes where route.match.contains(where: { $0.matches(endpoint) }) {
@@ -79,7 +109,9 @@ public enum ControlPlane {
     {
         var forwarded = request
         forwarded.target = prefix + String(request.target.dropFirst((prefix + "proxy/").count))
-        return pair.answer(forwarded, hop: .proxy, now: now)
+        // Routed, not answered again: the guard checked the request once, at the origin.
+        guard pair.engine(.proxy) != nil else { return EnginePair.noProxy }
+        return route(forwarded, hop: .proxy, pair: &pair, now: now)
     }
 
     static func users(_ pair: inout EnginePair, _ hop: Hop, _ request: Request, _ endpoint: Substring, _ now: Date)

@@ -72,6 +72,7 @@ extension Engine {
         case 405: return "Method Not Allowed"
         case 407: return "Proxy Authentication Required"
         case 413: return "Content Too Large"
+        case 415: return "Unsupported Media Type"
         case 431: return "Request Header Fields Too Large"
         case 500: return "Internal Server Error"
         default: return "Status \(status)"

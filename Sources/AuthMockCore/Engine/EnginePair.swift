@@ -27,6 +27,9 @@ public struct EnginePair: Sendable {
     private var random: RandomSource
     /// The journal of both hops.
     private var log: JournalLog
+    /// Who may use the control plane (see ``ControlGuard``); nil checks nothing, for a pair driven without a
+    /// listener (tests, fuzz targets). `AuthMockServer` always sets one.
+    public var controlGuard: ControlGuard?
 
     /// The engines for `scenario`; `after:` timeline steps count from `startedAt`.
     public init(scenario: Scenario, journalCapacity: Int, random: RandomSource, startedAt: Date) {

@@ -81,6 +81,12 @@ public struct Verdict: RawRepresentable, Sendable, Hashable, Codable, CustomStri
     /// CONNECT without host:port, an origin-form target sent to the proxy, a target too long.
     public static let proxyBadTarget: Verdict = "proxy.bad-target"
 
+    // The control plane (`/_authmock/…`), whose own requests are journaled only when refused.
+    /// A control request the ``ControlGuard`` refused: 401 (no or a wrong control token), 403 (a `Host` that
+    /// is not the server's) or 415 (no JSON content type); `detail` starts with the reason
+    /// (`token-missing:`, `token-wrong:`, `host:`, `content-type:`).
+    public static let controlRefused: Verdict = "control.refused"
+
     // The SOCKS5 listener (RFC 1928, RFC 1929): one entry per handshake, `hop: socks5`, status 0.
     /// A CONNECT to one of the scenario's origins, granted (REP 0); the origin plays on the connection.
     public static let socks5OK: Verdict = "socks5.ok"
@@ -160,7 +166,8 @@ public struct Verdict: RawRepresentable, Sendable, Hashable, Codable, CustomStri
         .http2StreamReset, .tlsOK, .tlsNoRequest, .tlsHandshakeFailed, .tlsPlainHTTP, .ntlmNegotiate, .ntlmOK,
         .ntlmConnectionAuthenticated, .ntlmMalformed, .ntlmUnknownUser, .ntlmWrongPassword, .ntlmWrongDomain,
         .ntlmV1Refused, .ntlmConnectionChanged, .ntlmNoChallenge, .ntlmAnonymous, .negotiateKerberosUnsupported,
-        .proxyTargetRefused, .proxyBadTarget, .socks5OK, .socks5Truncated, .socks5Timeout, .socks5BadVersion,
+        .proxyTargetRefused, .proxyBadTarget, .controlRefused, .socks5OK, .socks5Truncated, .socks5Timeout,
+        .socks5BadVersion,
         .socks5NoAcceptableMethod, .socks5BadUsername, .socks5UnknownUser, .socks5BadPassword, .socks5Malformed,
         .socks5CommandNotSupported, .socks5AddressTypeNotSupported, .socks5TargetRefused, .socks5Fault,
         .credentialStalePassword, .credentialLocked, .userPasswordChanged,

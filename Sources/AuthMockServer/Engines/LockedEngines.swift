@@ -113,9 +113,12 @@ final class LockedEngines: Sendable {
     }
 
     /// `GET /_authmock/journal` to the origin, answered here: the page can be large, so it is copied under
-    /// the lock and encoded outside it. nil for any other request.
+    /// the lock and encoded outside it. nil for any other request, and for one the control guard refuses
+    /// (the pair then refuses and journals it).
     private func journalPage(_ request: Request, hop: Hop) -> Exchange? {
-        guard hop == .origin, let since = Engine.journalPageRequest(request) else { return nil }
+        guard hop == .origin, let since = Engine.journalPageRequest(request),
+            read({ $0.controlGuard?.check(request) == nil })
+        else { return nil }
         return Exchange(response: Engine.json(read { $0.journalPage(since: since) }))
     }
 
@@ -168,6 +171,11 @@ final class LockedEngines: Sendable {
     func reset() {
         let now = clock()
         locked.withLockedValue { $0.reset(at: now) }
+    }
+
+    /// Who may use the control plane, from what the listeners are (see ``ControlGuard``).
+    func setControlGuard(_ controlGuard: ControlGuard) {
+        locked.withLockedValue { $0.controlGuard = controlGuard }
     }
 
     func setLinks(_ links: [String: String]) {

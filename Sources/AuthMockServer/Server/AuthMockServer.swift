@@ -27,6 +27,9 @@ public final class AuthMockServer: Sendable {
     private let group: any EventLoopGroup
     let state = NIOLockedValueBox(RunState())
     let connections = ConnectionRegistry()
+    /// The control plane's token (``ServerConfiguration/controlToken``, or one made for this run): off loopback
+    /// every `/_authmock/` request needs `Authorization: Bearer` it.
+    public let controlToken: String
 
     struct RunState {
         /// The main listener (HTTPS when the scenario has TLS), then the extra plain-HTTP one, if any.
@@ -55,6 +58,10 @@ public final class AuthMockServer: Sendable {
         self.logger = logger
         self.group = eventLoopGroup
         self.engines = LockedEngines(scenario: scenario, configuration: configuration)
+        var system = SystemRandomNumberGenerator()
+        self.controlToken = configuration.controlToken ?? ControlGuard.makeToken(using: &system)
+        // Until the listeners are bound, no Host is theirs: every control request is refused.
+        engines.setControlGuard(ControlGuard(loopback: false, token: controlToken, names: [], listeners: []))
     }
 
     /// Binds and starts accepting connections. Returns once the server is ready.
@@ -77,6 +84,7 @@ public final class AuthMockServer: Sendable {
             state.withLockedValue { $0.proxyTLS = proxyTLS }
             let main = try await bind(host: configuration.host, port: configuration.port, tls: tls)
             state.withLockedValue { $0.channels.append(main) }
+            engines.setControlGuard(controlGuard())
             if tls != nil, scenario.tls?.plainHTTP == true {
                 let plain = try await bind(host: configuration.host, port: configuration.plainHTTPPort, tls: nil)
                 state.withLockedValue {
@@ -111,6 +119,7 @@ public final class AuthMockServer: Sendable {
             try? await shutdown()
             throw error
         }
+        engines.setControlGuard(controlGuard())
         engines.setLinks(links)
         logger.info("listening", metadata: ["url": "\(url)", "scenario": "\(scenario.name)"])
     }

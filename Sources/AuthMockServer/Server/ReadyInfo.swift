@@ -4,7 +4,8 @@ import Foundation
 /// What `authmock serve` prints as its one JSON ready line (and writes to `--ready-file`).
 ///
 /// Other projects' tests parse this; the field names are stable:
-/// `{"url":"http://127.0.0.1:8080/","port":8080,"scenario":"digest","users":[{"name":"alice","password":"…"}]}`
+/// `{"url":"http://127.0.0.1:8080/","port":8080,"scenario":"digest","users":[{"name":"alice","password":"…"}],`
+/// `"control_token":"…"}`
 public struct ReadyInfo: Codable, Sendable, Equatable {
     public var url: String
     public var port: Int
@@ -14,6 +15,9 @@ public struct ReadyInfo: Codable, Sendable, Equatable {
     public var journal: String
     /// The base of the control endpoints (`reset`, `users/{name}`, `tls/rotate`, `proxy/users/{name}`).
     public var control: String
+    /// What control requests carry as `Authorization: Bearer TOKEN` (required off loopback); nil only in a
+    /// ready line from before the token existed.
+    public var controlToken: String?
     /// With TLS: the files and pins clients need.
     public var tls: TLSInfo?
     /// With TLS and `plain-http: true`: the extra plain-HTTP listener.
@@ -45,6 +49,7 @@ public struct ReadyInfo: Codable, Sendable, Equatable {
         case url, port, scenario, users, journal, control, tls, proxy, protocols, socks5
         case httpURL = "http_url"
         case secondURL = "second_url"
+        case controlToken = "control_token"
     }
 
     public init(server: AuthMockServer) {
@@ -54,6 +59,7 @@ public struct ReadyInfo: Codable, Sendable, Equatable {
         users = server.scenario.users
         journal = server.url + "_authmock/journal"
         control = server.url + "_authmock/"
+        controlToken = server.controlToken
         tls = server.tls
         httpURL = server.httpURL
         secondURL = server.secondURL

@@ -11,6 +11,15 @@ public struct ServerConfiguration: Sendable {
     /// The port; 0 picks a free one (read it back from ``AuthMockServer/port``).
     public var port: Int
 
+    // MARK: The control plane
+
+    /// The token control requests carry as `Authorization: Bearer TOKEN`; nil makes one per run from the
+    /// system's random generator (256 bits, base64url). Read it back from ``AuthMockServer/controlToken``.
+    public var controlToken: String?
+    /// More names control requests may give in `Host` (`authmock`, or `localhost:9000` behind a port
+    /// mapping): a container reached by its service name. The listeners' own names are always allowed.
+    public var controlHosts: [String] = []
+
     // MARK: Limits
 
     /// Largest single header field (name and value) accepted; larger ones get 431.

@@ -10,7 +10,8 @@
 // The binary is $AUTHMOCK_BIN, or .build/release/authmock of the repository this file sits in. It relies
 // only on authmock's CLI contract (see docs/recipes/README.md): `serve SCENARIO --port 0` prints one JSON
 // line on stdout once it accepts connections, SIGTERM stops it with exit status 0, and the journal and
-// control endpoints live under {url}_authmock/. Standard library only; builds with Go 1.19.
+// control endpoints live under {url}_authmock/, called with the ready line's control_token as a Bearer
+// token and Content-Type: application/json. Standard library only; builds with Go 1.19.
 package authmock
 
 import (
@@ -52,6 +53,9 @@ type ReadyInfo struct {
 	HTTPURL   string     `json:"http_url,omitempty"`   // TLS scenario with plain-http: true
 	SecondURL string     `json:"second_url,omitempty"` // scenario with second-port: true
 	Proxy     *ProxyInfo `json:"proxy,omitempty"`      // scenario with a proxy: section
+	// ControlToken goes with every control request as "Authorization: Bearer TOKEN": required when the
+	// server listens beyond loopback (--host 0.0.0.0), optional (but checked) on loopback.
+	ControlToken string `json:"control_token,omitempty"`
 }
 
 // User is a scenario user; Domain is set for NTLM users that have one.
@@ -308,7 +312,12 @@ func (s *Server) control(t testing.TB, method, target string, body, out any) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The control contract: JSON on every request that is not GET or HEAD (415 otherwise), and the run's
+	// token (401 without it off loopback).
 	req.Header.Set("Content-Type", "application/json")
+	if s.info.ControlToken != "" {
+		req.Header.Set("Authorization", "Bearer "+s.info.ControlToken)
+	}
 	resp, err := s.client.Do(req)
 	if err != nil {
 		t.Fatalf("authmock: %s %s: %v", method, target, err)

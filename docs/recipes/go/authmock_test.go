@@ -122,3 +122,31 @@ func TestHTTPSTrustingTheCA(t *testing.T) {
 		t.Errorf("journal: got %v, want %v", got, want)
 	}
 }
+
+// TestControlBeyondLoopback: a server bound to 0.0.0.0 (as in a container) refuses control requests
+// without the ready line's token; the helper sends it, so the journal and password changes still work.
+func TestControlBeyondLoopback(t *testing.T) {
+	srv := Start(t, "scenarios/basic.yaml", "--host", "0.0.0.0")
+	if srv.Info().ControlToken == "" {
+		t.Fatal("the ready line has no control_token")
+	}
+	resp, err := http.Get(srv.URL() + "_authmock/users")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 401 || resp.Header.Get("WWW-Authenticate") != `Bearer realm="authmock-control"` {
+		t.Errorf("without the token: got %d %q, want 401 with a Bearer challenge", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+	}
+	if status := srv.SetPassword(t, "alice", "looking-glass"); status.Password != "looking-glass" {
+		t.Fatalf("SetPassword with the token: got %+v", status)
+	}
+	var verdicts []string
+	for _, e := range srv.Journal(t) {
+		verdicts = append(verdicts, e.Verdict)
+	}
+	want := []string{"control.refused", "user.password-changed"}
+	if !reflect.DeepEqual(verdicts, want) {
+		t.Errorf("journal: got %v, want %v", verdicts, want)
+	}
+}
