@@ -53,4 +53,4 @@ EXPOSE 8080
 HEALTHCHECK --interval=5s --timeout=3s --start-period=30s --retries=3 CMD ["test", "-s", "/tmp/authmock.ready"]
 ENTRYPOINT ["authmock"]
 CMD ["serve", "/usr/share/authmock/scenarios/basic.yaml", "--host", "0.0.0.0", "--port", "8080", \
-     "--ready-file", "/tmp/authmock.ready"]
+     "--ready-file", "/tmp/authmock.ready", "--control-host", "authmock"]
