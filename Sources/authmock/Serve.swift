@@ -168,6 +168,9 @@ extension AuthMockCommand {
         func run() async throws {
             // First of all, so that a SIGTERM sent while the scenario loads still ends in a clean exit 0.
             let signals = TerminationSignals()
+            // A ready file an earlier run left (a restarted container) would tell a health check the server
+            // is up before this one listens.
+            if let readyFile { try? FileManager.default.removeItem(atPath: readyFile) }
             guard let scenario = ScenarioFiles.load(self.scenario) else { throw exitInvalidScenario }
             let level = logLevel
             LoggingSystem.bootstrap { label in

@@ -85,9 +85,15 @@ struct CLITests {
         let bad = directory.appendingPathComponent("bad.yaml")
         try "version: 1\nname: bad\nusers:\n  - name: alice\n    pasword: x\nchallenges:\n  - scheme: Digest\n    algorithm: SHA-1\n"
             .write(to: bad, atomically: true, encoding: .utf8)
-        let serve = try await run(Self.binary, ["serve", bad.path, "--port", "0"], timeout: .seconds(10))
+        // A ready file an earlier run left (a restarted container) must not outlive a start that fails.
+        let stale = directory.appendingPathComponent("ready.json")
+        try "{\"url\":\"http://127.0.0.1:1/\"}\n".write(to: stale, atomically: true, encoding: .utf8)
+        let serve = try await run(
+            Self.binary, ["serve", bad.path, "--port", "0", "--ready-file", stale.path], timeout: .seconds(10)
+        )
         #expect(serve.status == 2)
         #expect(serve.stdout.isEmpty, "no ready line for a scenario that cannot be served")
+        #expect(!FileManager.default.fileExists(atPath: stale.path), "the stale ready file is removed first")
         #expect(serve.stderr.contains("\(bad.path):5:5: unknown key 'pasword' in a user — did you mean 'password'?"))
         #expect(serve.stderr.contains("\(bad.path):8:16: unknown Digest algorithm 'SHA-1'"))
 
