@@ -1,6 +1,9 @@
 public import AuthMockCore
+#if canImport(FoundationEssentials)
+internal import FoundationEssentials
+#else
 internal import Foundation
-internal import Yams
+#endif
 
 /// How to run one HTTP client against a case: its command line, the arguments that depend on which
 /// inputs a case gives, and the features it lacks.
