@@ -91,7 +91,7 @@ extension ScenarioReader {
         }
         if let prefixes = fields["stderr"] {
             crash.stderrPrefixes = checkedStrings(prefixes, "crash.stderr", item: "a stderr prefix") { text in
-                guard text.trimmingCharacters(in: .whitespaces).isEmpty else { return nil }
+                guard ScenarioReader.trimmed(text).isEmpty else { return nil }
                 return (
                     "an empty prefix would call every run a crash",
                     "the first words a crash prints, e.g. \"Traceback (most recent call last):\""
@@ -154,7 +154,7 @@ extension ScenarioReader {
             guard let entry = mapping(item, "a cells entry", allowed: allowed, required: required) else { continue }
             let cases = entry["case"].map { cellCases($0, seen: &seen) } ?? []
             let verdict = entry["verdict"].flatMap(cellVerdict)
-            let why = entry["why"].flatMap { string($0, "why") }?.trimmingCharacters(in: .whitespacesAndNewlines)
+            let why = entry["why"].flatMap { string($0, "why") }.map { ScenarioReader.trimmed($0, newlines: true) }
             if let node = entry["why"], why == "" {
                 report(node, "why must not be empty", hint: "say why the client gets this verdict")
             }

@@ -337,7 +337,7 @@ enum PatternKeys {
     /// The path of a request target: origin-form up to the query, or the path of an absolute-form URL.
     static func path(of target: String) -> String {
         var rest = Substring(target)
-        if !rest.hasPrefix("/"), let scheme = rest.range(of: "://") {
+        if !rest.hasPrefix("/"), let scheme = rest.firstRange(of: "://") {
             rest = rest[scheme.upperBound...]
             rest = rest.firstIndex(of: "/").map { rest[$0...] } ?? "/"
         }

@@ -71,7 +71,7 @@ extension ScenarioReader {
                     hint: "write it as it appears in the request, e.g. /private"
                 )
             } else if ControlPlane.isControl(path)
-                || ControlPlane.prefix.hasPrefix(path.replacingOccurrences(of: "*", with: "")) && path.hasSuffix("*")
+                || ControlPlane.prefix.hasPrefix(path.filter { $0 != "*" }) && path.hasSuffix("*")
                     && path.count > 2
             {
                 report(

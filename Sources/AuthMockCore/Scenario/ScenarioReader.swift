@@ -200,7 +200,7 @@ package final class ScenarioReader {
             report(node, "\(what) must be a duration, found \(describe(node))", hint: hint)
             return nil
         }
-        let text = scalar.string.trimmingCharacters(in: .whitespaces)
+        let text = Self.trimmed(scalar.string)
         let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
         var number = Substring(text)
         var factor = 1.0
@@ -251,6 +251,19 @@ package final class ScenarioReader {
     }
 
     // MARK: - Text rules
+
+    /// `text` without leading and trailing white space as Foundation's `CharacterSet.whitespaces` has it
+    /// (tab and the space separators), and with `newlines` also line ends (LF, VT, FF, CR, NEL, LS, PS).
+    package static func trimmed(_ text: some StringProtocol, newlines: Bool = false) -> String {
+        func blank(_ scalar: Unicode.Scalar) -> Bool {
+            scalar == "\t" || scalar.properties.generalCategory == .spaceSeparator
+                || newlines && ((0x0A...0x0D).contains(scalar.value) || [0x85, 0x2028, 0x2029].contains(scalar.value))
+        }
+        let scalars = text.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !blank($0) }) else { return "" }
+        let last = scalars.lastIndex(where: { !blank($0) })!
+        return String(String.UnicodeScalarView(scalars[first...last]))
+    }
 
     /// Control characters other than tab, which HTTP forbids in header values (RFC 9110 §5.5).
     package static func hasControlCharacter(_ text: String) -> Bool {
