@@ -29,13 +29,17 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.0"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.0"),
-        .package(url: "https://github.com/jpsim/Yams.git", from: "6.0.0"),
     ],
     targets: [
         // OpenSSL's libcrypto (Debian: libssl-dev) for MD4 and DES, which NTLM needs and swift-crypto lacks.
         .systemLibrary(name: "CLibCrypto", path: "Sources/CLibCrypto", providers: [.apt(["libssl-dev"])]),
         // libxcrypt (Debian: libcrypt-dev) for the crypt(3) hashes of htpasswd files: bcrypt, SHA-crypt, MD5-crypt.
         .systemLibrary(name: "CCrypt", path: "Sources/CCrypt", providers: [.apt(["libcrypt-dev"])]),
+        // libyaml (Debian: libyaml-dev), the C parser the core's YAML reader (Sources/AuthMockCore/YAML) composes
+        // nodes from; it needs no Foundation, so the binary carries no ICU.
+        .systemLibrary(
+            name: "CYAML", path: "Sources/CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]
+        ),
         // The pure core: scenario model and loader, auth schemes, the engine and the journal.
         // No NIO, no sockets, no files: every rule is testable with an injected clock and RNG.
         .target(
@@ -43,8 +47,8 @@ let package = Package(
             dependencies: [
                 "CCrypt",
                 "CLibCrypto",
+                "CYAML",
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -86,7 +90,6 @@ let package = Package(
                 "AuthMockCertificates",
                 "AuthMockServer",
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -140,7 +143,8 @@ let package = Package(
                 "AuthMockCheck", "AuthMockCore", "authmock", "AuthMockTestSupport", "AuthMockProcessSupport",
             ],
             // Deliberately wrong clients the runner's tests run with python3, read from the source tree.
-            exclude: ["Clients"],
+            // YAMLGolden: the YAML reader's golden transcript and held-out inputs, read by path.
+            exclude: ["Clients", "YAMLGolden"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -144,7 +144,7 @@ struct ScenarioLoaderTests {
         #expect(found.contains { $0.hasPrefix("bad.yaml:6:11: path '/_authmock/journal' is under the reserved control prefix") })
     }
 
-    /// Yams refuses duplicate keys while composing; the diagnostic points at the second one.
+    /// The YAML reader refuses duplicate keys while composing; the diagnostic points at the second one.
     @Test func duplicateKeys() {
         let found = diagnostics("""
             version: 1

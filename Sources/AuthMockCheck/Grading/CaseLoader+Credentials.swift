@@ -1,5 +1,4 @@
 import AuthMockCore
-internal import Yams
 
 /// Reads where a case puts the user's credentials (`case.give.credentials-in`, `header`, `netrc`): the
 /// credentials an application supplies itself, in a header it sets, in the URL or in a netrc file.
@@ -53,7 +52,7 @@ extension ScenarioReader {
     }
 
     /// One `{machine: first|other|default, login: right|none, password: right|none}`.
-    private func netrcEntry(_ node: Node) -> CaseInputs.NetrcEntry? {
+    private func netrcEntry(_ node: YAMLNode) -> CaseInputs.NetrcEntry? {
         let allowed = CaseLoader.keys["case.give.netrc"]!
         guard let fields = mapping(node, "a netrc entry", allowed: allowed, required: ["machine"]) else { return nil }
         var entry = CaseInputs.NetrcEntry()

@@ -1,12 +1,11 @@
 internal import AuthMockCore
-internal import Yams
 
 /// Reads `case.then:`, a second transfer in the same client run.
 extension ScenarioReader {
     /// The `then:` entry of a case whose features are `features`: a case with a second transfer needs the
     /// feature `transfers`, so that clients that make one transfer skip it.
     func caseTransfer(
-        _ entry: (key: Node, value: Node), features: [String], context: CaseContext
+        _ entry: (key: YAMLNode, value: YAMLNode), features: [String], context: CaseContext
     ) -> CaseTransfer? {
         if !features.contains("transfers") {
             report(
@@ -44,7 +43,7 @@ extension ScenarioReader {
     }
 
     /// `first`, `second` or `none`; `first` and `second` need that many users whose passwords are known.
-    private func identity(_ node: Node, _ field: String, users: Int, noun: String) -> CaseTransfer.Identity {
+    private func identity(_ node: YAMLNode, _ field: String, users: Int, noun: String) -> CaseTransfer.Identity {
         guard let identity = choice(node, field, CaseTransfer.Identity.self) else { return .first }
         let needed = identity == .second ? 2 : identity == .first ? 1 : 0
         if users < needed {

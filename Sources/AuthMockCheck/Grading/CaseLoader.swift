@@ -1,5 +1,4 @@
 public import AuthMockCore
-internal import Yams
 
 /// Reads conformance cases: scenario files with `case:` and `expect:` sections. The scenario is read by
 /// the core's reader, and these sections by the same reader in the same pass, so that every problem of
@@ -63,7 +62,7 @@ extension ScenarioReader {
 
     /// The scenario at `root` and its case: the case's sections are read where the scenario reader
     /// leaves them, before the rules that span the scenario's sections.
-    func caseFile(_ root: Node) -> CaseLoader.File? {
+    func caseFile(_ root: YAMLNode) -> CaseLoader.File? {
         var conformance: CaseDefinition?
         let read = self.scenario(root) { fields, scenario in
             conformance = caseDefinition(
@@ -75,7 +74,7 @@ extension ScenarioReader {
 
     /// A list of client features (`case.features`, a profile's `skip-features`), each one the runner knows:
     /// a typo must not skip a case silently. A case may need one of several (`pinning|cert-pinning`).
-    func features(_ node: Node, _ what: String, alternatives: Bool = false) -> [String] {
+    func features(_ node: YAMLNode, _ what: String, alternatives: Bool = false) -> [String] {
         checkedStrings(node, what, item: "a feature") { entry in
             let names = entry.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
             if names.count > 1 && !alternatives {
@@ -88,7 +87,8 @@ extension ScenarioReader {
     }
 
     func caseDefinition(
-        case caseEntry: (key: Node, value: Node)?, expect expectEntry: (key: Node, value: Node)?, context: CaseContext
+        case caseEntry: (key: YAMLNode, value: YAMLNode)?, expect expectEntry: (key: YAMLNode, value: YAMLNode)?,
+        context: CaseContext
     ) -> CaseDefinition? {
         switch (caseEntry, expectEntry) {
         case (nil, nil):
@@ -124,7 +124,7 @@ extension ScenarioReader {
         }
     }
 
-    private func caseRequest(_ node: Node, context: CaseContext) -> CaseRequest {
+    private func caseRequest(_ node: YAMLNode, context: CaseContext) -> CaseRequest {
         var request = CaseRequest()
         guard let fields = mapping(node, "case.request", allowed: CaseLoader.keys["case.request"]!) else {
             return request
@@ -193,7 +193,7 @@ extension ScenarioReader {
         return Array(bytes.prefix(count))
     }
 
-    private func caseInputs(_ node: Node, context: CaseContext) -> CaseInputs {
+    private func caseInputs(_ node: YAMLNode, context: CaseContext) -> CaseInputs {
         var inputs = CaseInputs()
         guard let fields = mapping(node, "case.give", allowed: CaseLoader.keys["case.give"]!) else { return inputs }
         // An input the scenario cannot provide would be silently ignored: say so instead.
@@ -244,7 +244,7 @@ extension ScenarioReader {
         return inputs
     }
 
-    private func expectations(_ node: Node) -> Expectations {
+    private func expectations(_ node: YAMLNode) -> Expectations {
         var expectations = Expectations()
         guard let fields = mapping(node, "expect", allowed: CaseLoader.keys["expect"]!) else { return expectations }
         if let node = fields["outcome"] {
@@ -288,7 +288,7 @@ extension ScenarioReader {
         return expectations
     }
 
-    private func check(_ node: Node) -> Check? {
+    private func check(_ node: YAMLNode) -> Check? {
         let allowed = CaseLoader.keys["check"]!
         guard let fields = mapping(node, "a check", allowed: allowed, required: ["that"]) else { return nil }
         let that = fields["that"].flatMap { string($0, "check.that") } ?? ""
@@ -327,7 +327,7 @@ extension ScenarioReader {
     }
 
     /// A check's `sequence:`, its only rule; nil when an item (or the check) has a problem.
-    private func sequenceRule(_ node: Node, _ fields: Fields, rules: [String]) -> [EntryPattern]? {
+    private func sequenceRule(_ node: YAMLNode, _ fields: Fields, rules: [String]) -> [EntryPattern]? {
         guard rules == ["sequence"] else {
             let found = rules.joined(separator: ", ")
             report(node, "a check takes one rule, found \(found)", hint: "split it into several checks")
@@ -343,7 +343,7 @@ extension ScenarioReader {
     }
 
     /// A check's `observe:`, its only rule; `grade`, `after` and `of` mean nothing beside it.
-    private func observeRule(_ node: Node, _ fields: Fields, rules: [String]) -> Check.Observation? {
+    private func observeRule(_ node: YAMLNode, _ fields: Fields, rules: [String]) -> Check.Observation? {
         guard rules == ["observe"] else {
             let found = rules.joined(separator: ", ")
             report(node, "a check takes one rule, found \(found)", hint: "split it into several checks")
@@ -359,7 +359,7 @@ extension ScenarioReader {
     }
 
     /// A check's `at-most:` and `at-least:`, and the pattern `of:` they count.
-    private func countRule(_ node: Node, _ fields: Fields) -> (EntryPattern, min: Int?, max: Int?)? {
+    private func countRule(_ node: YAMLNode, _ fields: Fields) -> (EntryPattern, min: Int?, max: Int?)? {
         let max = fields["at-most"].flatMap { int($0, "check.at-most", in: 0...1_000_000) }
         let min = fields["at-least"].flatMap { int($0, "check.at-least", in: 0...1_000_000) }
         guard let ofNode = fields["of"] else {
@@ -376,7 +376,7 @@ extension ScenarioReader {
     }
 
     /// A request pattern, read key by key as ``PatternKeys/all`` declares them; nil when it has a problem.
-    func pattern(_ node: Node, _ what: String) -> EntryPattern? {
+    func pattern(_ node: YAMLNode, _ what: String) -> EntryPattern? {
         guard let fields = mapping(node, what, allowed: CaseLoader.keys["pattern"]!) else { return nil }
         let before = diagnostics.count
         var pattern = EntryPattern()

@@ -1,6 +1,9 @@
 public import AuthMockCore
+#if canImport(FoundationEssentials)
+internal import FoundationEssentials
+#else
 internal import Foundation
-internal import Yams
+#endif
 
 /// How to run one HTTP client against a case: its command line, the arguments that depend on which
 /// inputs a case gives, and the features it lacks.
@@ -41,7 +44,7 @@ public struct ClientProfile: Sendable, Equatable {
     /// Both notes as the matrix shows them under the client.
     public var matrixNotes: String? {
         let parts = [notes, tlsNotes.map { "**TLS and pinning.** " + $0 }]
-            .compactMap { $0?.trimmingCharacters(in: .whitespacesAndNewlines) }
+            .compactMap { $0.map { ScenarioReader.trimmed($0, newlines: true) } }
             .filter { !$0.isEmpty }
         return parts.isEmpty ? nil : parts.joined(separator: "\n\n")
     }
@@ -184,7 +187,7 @@ public struct ClientProfile: Sendable, Equatable {
         /// The last non-empty line, cut to 300 characters: usually the exception and its message.
         static func lastLine(_ text: some StringProtocol) -> String? {
             text.split(whereSeparator: \.isNewline).last { !$0.allSatisfy(\.isWhitespace) }
-                .map { String($0.trimmingCharacters(in: .whitespaces).prefix(300)) }
+                .map { String(ScenarioReader.trimmed($0).prefix(300)) }
         }
     }
 

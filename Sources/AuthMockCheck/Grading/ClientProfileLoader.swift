@@ -1,6 +1,9 @@
 public import AuthMockCore
+#if canImport(FoundationEssentials)
+internal import FoundationEssentials
+#else
 internal import Foundation
-internal import Yams
+#endif
 
 /// Reads client profiles (`clients/NAME.yaml`) strictly, with the scenario loader's diagnostics.
 public enum ClientProfileLoader {
@@ -29,7 +32,7 @@ public enum ClientProfileLoader {
 }
 
 extension ScenarioReader {
-    func clientProfile(_ root: Node) -> ClientProfile? {
+    func clientProfile(_ root: YAMLNode) -> ClientProfile? {
         let allowed = ClientProfileLoader.keys
         guard let fields = mapping(root, "the client profile", allowed: allowed, required: ["name", "command"]) else {
             return nil
@@ -77,7 +80,7 @@ extension ScenarioReader {
     }
 
     /// `crash:`: the exit statuses and the first words of the stderr lines that say the client crashed.
-    private func crash(_ node: Node, into crash: inout ClientProfile.CrashSignature) {
+    private func crash(_ node: YAMLNode, into crash: inout ClientProfile.CrashSignature) {
         guard let fields = mapping(node, "crash", allowed: ClientProfileLoader.crashKeys, required: []) else { return }
         if let statuses = fields["exit-status"], let items = sequence(statuses, "crash.exit-status") {
             for item in items {
@@ -88,7 +91,7 @@ extension ScenarioReader {
         }
         if let prefixes = fields["stderr"] {
             crash.stderrPrefixes = checkedStrings(prefixes, "crash.stderr", item: "a stderr prefix") { text in
-                guard text.trimmingCharacters(in: .whitespaces).isEmpty else { return nil }
+                guard ScenarioReader.trimmed(text).isEmpty else { return nil }
                 return (
                     "an empty prefix would call every run a crash",
                     "the first words a crash prints, e.g. \"Traceback (most recent call last):\""
@@ -99,7 +102,7 @@ extension ScenarioReader {
 
     /// `args:`: arguments added when inputs are given (`when`) and others are not (`unless`).
     private func conditionalArguments(
-        _ node: Node, _ field: String = "args"
+        _ node: YAMLNode, _ field: String = "args"
     ) -> [ClientProfile.ConditionalArguments] {
         guard let items = sequence(node, field) else { return [] }
         var arguments: [ClientProfile.ConditionalArguments] = []
@@ -117,7 +120,7 @@ extension ScenarioReader {
     }
 
     /// `env:`: variable names and the values (with placeholders) the client gets them with.
-    private func environment(_ node: Node) -> [String: String] {
+    private func environment(_ node: YAMLNode) -> [String: String] {
         guard case .mapping(let map) = node else {
             report(
                 node, "env must be a mapping of variable names to values",
@@ -141,7 +144,7 @@ extension ScenarioReader {
 
     /// `cells:` entries: a case name or a list of them, a verdict, why, and optional http(s) links. A case
     /// explained by two entries is refused where the second names it.
-    private func cellNotes(_ node: Node) -> [ClientProfile.CellNote] {
+    private func cellNotes(_ node: YAMLNode) -> [ClientProfile.CellNote] {
         guard let items = sequence(node, "cells") else { return [] }
         var notes: [ClientProfile.CellNote] = []
         var seen: [String: Int] = [:]
@@ -151,7 +154,7 @@ extension ScenarioReader {
             guard let entry = mapping(item, "a cells entry", allowed: allowed, required: required) else { continue }
             let cases = entry["case"].map { cellCases($0, seen: &seen) } ?? []
             let verdict = entry["verdict"].flatMap(cellVerdict)
-            let why = entry["why"].flatMap { string($0, "why") }?.trimmingCharacters(in: .whitespacesAndNewlines)
+            let why = entry["why"].flatMap { string($0, "why") }.map { ScenarioReader.trimmed($0, newlines: true) }
             if let node = entry["why"], why == "" {
                 report(node, "why must not be empty", hint: "say why the client gets this verdict")
             }
@@ -177,11 +180,11 @@ extension ScenarioReader {
 
     /// A `cells:` entry's cases, each named exactly and explained by no earlier entry (`seen`: the line of
     /// the entry that names each case).
-    private func cellCases(_ node: Node, seen: inout [String: Int]) -> [(String, Node)] {
-        let nodes: [Node]
+    private func cellCases(_ node: YAMLNode, seen: inout [String: Int]) -> [(String, YAMLNode)] {
+        let nodes: [YAMLNode]
         if case .sequence(let list) = node { nodes = Array(list) } else { nodes = [node] }
         if nodes.isEmpty { report(node, "case lists no case", hint: "name the case, e.g. case: digest.stale-nonce") }
-        var cases: [(String, Node)] = []
+        var cases: [(String, YAMLNode)] = []
         for caseNode in nodes {
             guard let name = string(caseNode, "a case name") else { continue }
             if name.contains("*") || name.contains("?") || name.contains(where: \.isWhitespace) {
@@ -201,7 +204,7 @@ extension ScenarioReader {
     }
 
     /// A `cells:` entry's verdict: any but `error`, which is the runner's.
-    private func cellVerdict(_ node: Node) -> CaseVerdict? {
+    private func cellVerdict(_ node: YAMLNode) -> CaseVerdict? {
         guard let text = string(node, "verdict") else { return nil }
         if let value = CaseVerdict(rawValue: text), value != .error { return value }
         if text == CaseVerdict.error.rawValue {
@@ -215,7 +218,7 @@ extension ScenarioReader {
         return nil
     }
 
-    private func words(_ node: Node, _ what: String) -> [String]? {
+    private func words(_ node: YAMLNode, _ what: String) -> [String]? {
         guard let items = sequence(node, what) else { return nil }
         let words = items.compactMap { string($0, "an argument of \(what)", allowEmpty: true) }
         for (item, word) in zip(items, words) {
@@ -230,8 +233,8 @@ extension ScenarioReader {
     }
 
     /// One URL or a list of them, each http(s).
-    private func links(_ node: Node, _ what: String) -> [String] {
-        let list: Node = if case .scalar = node { .sequence(.init([node])) } else { node }
+    private func links(_ node: YAMLNode, _ what: String) -> [String] {
+        let list: YAMLNode = if case .scalar = node { .sequence(.init([node])) } else { node }
         return checkedStrings(list, what, item: "a URL of \(what)") { url in
             url.hasPrefix("https://") || url.hasPrefix("http://")
                 ? nil : ("\(what) names '\(url)', which is not a URL", "the page the adapter follows, https://…")
@@ -239,7 +242,7 @@ extension ScenarioReader {
     }
 
     /// Package names: one word each, no options (`-y` would be read by apt-get as one).
-    private func packages(_ node: Node, _ what: String) -> [String]? {
+    private func packages(_ node: YAMLNode, _ what: String) -> [String]? {
         checkedStrings(node, what, item: "a package of \(what)") { name in
             name.hasPrefix("-") || name.contains(where: \.isWhitespace)
                 ? (
@@ -249,7 +252,7 @@ extension ScenarioReader {
         }
     }
 
-    private func conditions(_ node: Node, _ what: String) -> [String]? {
+    private func conditions(_ node: YAMLNode, _ what: String) -> [String]? {
         checkedStrings(node, what, item: "a condition") { name in
             guard !ClientProfileLoader.conditions.contains(name) else { return nil }
             let hint = Suggestion.hint(for: name, in: ClientProfileLoader.conditions, noun: "inputs")

@@ -1,5 +1,4 @@
 import AuthMockCore
-internal import Yams
 
 /// Where a case sits in the leak matrix (`case.leak:`): which credential it offers the client and where that
 /// credential must not go. The matrix's "credential leaks" summary is made from it: per credential kind and
@@ -84,7 +83,7 @@ public struct LeakRow: Sendable, Codable, Equatable, Hashable {
 
 extension ScenarioReader {
     /// `case.leak: {credential: …, route: …}`, both from their closed lists.
-    func leakRow(_ node: Node) -> LeakRow? {
+    func leakRow(_ node: YAMLNode) -> LeakRow? {
         let keys = ["credential", "route"]
         guard let fields = mapping(node, "case.leak", allowed: keys, required: keys) else { return nil }
         let credential = fields["credential"].flatMap { word($0, "case.leak.credential", LeakRow.Credential.self) }
@@ -94,7 +93,7 @@ extension ScenarioReader {
     }
 
     private func word<Word: RawRepresentable & CaseIterable>(
-        _ node: Node, _ what: String, _: Word.Type
+        _ node: YAMLNode, _ what: String, _: Word.Type
     ) -> Word? where Word.RawValue == String {
         guard let text = string(node, what) else { return nil }
         if let word = Word(rawValue: text) { return word }

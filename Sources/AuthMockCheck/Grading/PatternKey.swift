@@ -1,5 +1,4 @@
 import AuthMockCore
-internal import Yams
 
 /// One key of a request pattern (`implemented:`, `met:`, a check's `of:`, `never:`, `after:`, a `sequence:`
 /// item), declared once: its name in a case file, how it reads its node, which journal entries it matches,
@@ -22,7 +21,7 @@ struct PatternKey: Sendable {
     /// Whether TLS connection records (`kind: tls`) have what the key reads; the loader refuses every other
     /// key beside `kind: tls`, where it could match nothing.
     let onTLSRecords: Bool
-    private let readValue: @Sendable (ScenarioReader, Node, String) -> PatternValue?
+    private let readValue: @Sendable (ScenarioReader, YAMLNode, String) -> PatternValue?
     private let matchesValue: @Sendable (PatternValue, JournalEntry, EntryMatcher) -> Bool
     private let wordsOfValue: @Sendable (PatternValue, _ authority: String) -> String?
 
@@ -34,7 +33,7 @@ struct PatternKey: Sendable {
     ///     it goes without saying.
     init<Value: Sendable & Equatable>(
         _ name: String, clause: Clause = .request, onTLSRecords: Bool = false,
-        read: @escaping @Sendable (ScenarioReader, Node, String) -> Value?,
+        read: @escaping @Sendable (ScenarioReader, YAMLNode, String) -> Value?,
         matches: @escaping @Sendable (Value, JournalEntry, EntryMatcher) -> Bool,
         words: @escaping @Sendable (Value, _ authority: String) -> String?
     ) {
@@ -61,7 +60,7 @@ struct PatternKey: Sendable {
 
     /// Reads the key's node (`field` names it in diagnostics) into `pattern`; a node with a problem is
     /// reported and leaves the pattern as it was.
-    func read(_ node: Node, _ field: String, by reader: ScenarioReader, into pattern: inout EntryPattern) {
+    func read(_ node: YAMLNode, _ field: String, by reader: ScenarioReader, into pattern: inout EntryPattern) {
         if let value = readValue(reader, node, field) { pattern.set(name, value) }
     }
 

@@ -1,5 +1,4 @@
 import AuthMockCore
-internal import Yams
 
 /// The keys of a request pattern: the one place a key is declared. The loader takes its list of keys (and
 /// so the docs and the schema test) and its reader from here, the matcher its rules, the narrator its
@@ -232,14 +231,14 @@ enum PatternKeys {
 
     // MARK: - Reading the larger keys
 
-    private static func readHop(_ reader: ScenarioReader, _ node: Node, _ field: String) -> Hop? {
+    private static func readHop(_ reader: ScenarioReader, _ node: YAMLNode, _ field: String) -> Hop? {
         guard let text = reader.string(node, field) else { return nil }
         if let hop = Hop(rawValue: text) { return hop }
         reader.report(node, "hop '\(text)' is not known", hint: "write origin, proxy or socks5")
         return nil
     }
 
-    private static func readStatuses(_ reader: ScenarioReader, _ node: Node, _ field: String) -> [Int]? {
+    private static func readStatuses(_ reader: ScenarioReader, _ node: YAMLNode, _ field: String) -> [Int]? {
         guard case .sequence(let items) = node else { return reader.int(node, field, in: 100...599).map { [$0] } }
         if items.isEmpty { reader.report(node, "\(field) is an empty list", hint: "give a status or a list of them") }
         return items.compactMap { reader.int($0, field, in: 100...599) }
@@ -247,8 +246,8 @@ enum PatternKeys {
 
     /// One verdict name or a list; a name no verdict has (or a prefix none starts with) would make the
     /// check vacuous.
-    private static func readVerdicts(_ reader: ScenarioReader, _ node: Node, _ field: String) -> [String]? {
-        let items: [Node]
+    private static func readVerdicts(_ reader: ScenarioReader, _ node: YAMLNode, _ field: String) -> [String]? {
+        let items: [YAMLNode]
         if case .sequence(let list) = node {
             if list.isEmpty {
                 reader.report(node, "\(field) is an empty list", hint: "give a verdict or a list of them")
@@ -271,7 +270,7 @@ enum PatternKeys {
 
     /// `none`, `any`, or a scheme a client may send (kept as written).
     private static func readCredentials(
-        _ reader: ScenarioReader, _ node: Node, _ field: String
+        _ reader: ScenarioReader, _ node: YAMLNode, _ field: String
     ) -> EntryPattern.CredentialsMatch? {
         guard let text = reader.string(node, field) else { return nil }
         switch text.lowercased() {
@@ -285,7 +284,7 @@ enum PatternKeys {
         }
     }
 
-    private static func readAlgorithm(_ reader: ScenarioReader, _ node: Node, _ field: String) -> String? {
+    private static func readAlgorithm(_ reader: ScenarioReader, _ node: YAMLNode, _ field: String) -> String? {
         guard let text = reader.string(node, field) else { return nil }
         if DigestAlgorithm(token: text) != nil { return text }
         let hint = Suggestion.hint(for: text, in: DigestAlgorithm.allCases.map(\.token))
@@ -295,7 +294,7 @@ enum PatternKeys {
 
     /// `true`, `false`, or the name of one credential header.
     private static func readCredentialHeader(
-        _ reader: ScenarioReader, _ node: Node, _ field: String
+        _ reader: ScenarioReader, _ node: YAMLNode, _ field: String
     ) -> EntryPattern.CredentialHeader? {
         if case .scalar(let scalar) = node, scalar.style == .plain, ["true", "false"].contains(scalar.string) {
             return .any(scalar.string == "true")
@@ -310,7 +309,7 @@ enum PatternKeys {
     }
 
     /// A path as a resource names one: starting with `/`, a `*` only at its end, no query.
-    private static func readPath(_ reader: ScenarioReader, _ node: Node, _ field: String) -> String? {
+    private static func readPath(_ reader: ScenarioReader, _ node: YAMLNode, _ field: String) -> String? {
         guard let path = reader.string(node, field) else { return nil }
         if path.hasPrefix("/"), !path.dropLast().contains("*"), !path.contains("?") { return path }
         reader.report(
@@ -320,7 +319,9 @@ enum PatternKeys {
     }
 
     /// `true`, `false`, or the name of a cookie (an HTTP token).
-    private static func readCookie(_ reader: ScenarioReader, _ node: Node, _ field: String) -> EntryPattern.Cookie? {
+    private static func readCookie(
+        _ reader: ScenarioReader, _ node: YAMLNode, _ field: String
+    ) -> EntryPattern.Cookie? {
         if case .scalar(let scalar) = node, scalar.style == .plain, ["true", "false"].contains(scalar.string) {
             return .any(scalar.string == "true")
         }
@@ -336,7 +337,7 @@ enum PatternKeys {
     /// The path of a request target: origin-form up to the query, or the path of an absolute-form URL.
     static func path(of target: String) -> String {
         var rest = Substring(target)
-        if !rest.hasPrefix("/"), let scheme = rest.range(of: "://") {
+        if !rest.hasPrefix("/"), let scheme = rest.firstRange(of: "://") {
             rest = rest[scheme.upperBound...]
             rest = rest.firstIndex(of: "/").map { rest[$0...] } ?? "/"
         }
@@ -350,14 +351,14 @@ enum PatternKeys {
         return granted.contains(entry.verdict) ? entry.credentials?.user : nil
     }
 
-    private static func readProtocol(_ reader: ScenarioReader, _ node: Node, _ field: String) -> HTTPProtocol? {
+    private static func readProtocol(_ reader: ScenarioReader, _ node: YAMLNode, _ field: String) -> HTTPProtocol? {
         guard let text = reader.string(node, field) else { return nil }
         if let value = HTTPProtocol(rawValue: text.lowercased()) { return value }
         reader.report(node, "protocol '\(text)' is not known", hint: "write http/1.1 or h2")
         return nil
     }
 
-    private static func readNTLMVersion(_ reader: ScenarioReader, _ node: Node, _ field: String) -> String? {
+    private static func readNTLMVersion(_ reader: ScenarioReader, _ node: YAMLNode, _ field: String) -> String? {
         guard let text = reader.string(node, field) else { return nil }
         if let known = ["NTLMv1", "NTLMv2", "anonymous"].first(where: { $0.equalsIgnoringASCIICase(text) }) {
             return known

@@ -1,8 +1,7 @@
-internal import Yams
 
 /// The `challenges:` section: Basic, Digest, NTLM, Negotiate and custom challenges.
 extension ScenarioReader {
-    func challenges(_ node: Node) -> [Challenge] {
+    func challenges(_ node: YAMLNode) -> [Challenge] {
         guard let items = sequence(node, "challenges") else { return [] }
         if items.count > 16 {
             report(node, "\(items.count) challenges are more than authmock offers at once", hint: "keep 16 or fewer")
@@ -25,7 +24,7 @@ extension ScenarioReader {
         return result
     }
 
-    func challenge(_ node: Node) -> Challenge? {
+    func challenge(_ node: YAMLNode) -> Challenge? {
         let all = Array(Set(AuthScheme.allCases.flatMap { $0.options.keys } + ["custom", "raw"])).sorted()
         if case .mapping(let map) = node, map["custom"] != nil { return customChallenge(node) }
         if case .mapping(let map) = node, map["raw"] != nil { return rawChallenge(node) }
@@ -46,7 +45,7 @@ extension ScenarioReader {
     }
 
     /// `- custom: 'Newauth realm="apps"'`: a challenge authmock offers but does not accept, as written.
-    func customChallenge(_ node: Node) -> Challenge? {
+    func customChallenge(_ node: YAMLNode) -> Challenge? {
         guard let fields = mapping(node, "a custom challenge", allowed: ScenarioLoader.keys["challenge.custom"]!) else {
             return nil
         }
@@ -76,7 +75,7 @@ extension ScenarioReader {
     static let rawTotalLimit = 16 * 1024 * 1024
 
     /// `- raw: [...]`: a hostile value, sent as written (in pieces, some repeated) in `fields` header fields.
-    func rawChallenge(_ node: Node) -> Challenge? {
+    func rawChallenge(_ node: YAMLNode) -> Challenge? {
         guard let fields = mapping(node, "a raw challenge", allowed: ScenarioLoader.keys["challenge.raw"]!) else {
             return nil
         }
@@ -106,8 +105,8 @@ extension ScenarioReader {
     /// A header value written as a string, or as a list of pieces (strings and `{repeat: TEXT, times: N}`)
     /// for sizes no one writes out: at most ``rawValueLimit`` bytes, no control characters. nil (reported)
     /// when a piece is wrong.
-    func pieces(_ node: Node, _ what: String) -> [RawChallenge.Piece]? {
-        let items: [Node]
+    func pieces(_ node: YAMLNode, _ what: String) -> [RawChallenge.Piece]? {
+        let items: [YAMLNode]
         if case .sequence(let list) = node { items = Array(list) } else { items = [node] }
         if items.isEmpty {
             report(
@@ -148,7 +147,7 @@ extension ScenarioReader {
 
     /// A piece is sent in a header: no line breaks, NUL or other control characters (they would end the
     /// field or be refused by the HTTP layer before any client saw them).
-    private func pieceProblem(_ text: String, at node: Node) -> Bool {
+    private func pieceProblem(_ text: String, at node: YAMLNode) -> Bool {
         guard Self.hasControlCharacter(text) else { return false }
         report(
             node, "a piece contains a line break or control character",
@@ -202,7 +201,7 @@ extension ScenarioReader {
     }
 
     /// `authentication-info: {nextnonce: true, rspauth: right | forged | none}` of a Digest challenge.
-    func authenticationInfo(_ node: Node) -> DigestAuthenticationInfo? {
+    func authenticationInfo(_ node: YAMLNode) -> DigestAuthenticationInfo? {
         guard let fields = mapping(node, "authentication-info", allowed: DigestAuthenticationInfo.keys) else {
             return nil
         }
@@ -276,7 +275,7 @@ extension ScenarioReader {
         }
     }
 
-    func charset(_ node: Node) -> Bool {
+    func charset(_ node: YAMLNode) -> Bool {
         guard let text = string(node, "charset") else { return false }
         guard text.lowercased() == "utf-8" else {
             report(node, "charset '\(text)' is not allowed", hint: "RFC 7617 and RFC 7616 allow only UTF-8")
@@ -285,9 +284,9 @@ extension ScenarioReader {
         return true
     }
 
-    func qop(_ node: Node) -> [DigestQOP]? {
+    func qop(_ node: YAMLNode) -> [DigestQOP]? {
         let hint = "write auth, auth-int, [auth, auth-int], or none (RFC 2069 mode)"
-        var words: [(Node, String)] = []
+        var words: [(YAMLNode, String)] = []
         switch node {
         case .scalar:
             guard let text = string(node, "qop") else { return nil }

@@ -1,8 +1,7 @@
-internal import Yams
 
 /// A resource's `set-cookies:`: the cookies its answers set, each checked against RFC 6265 §4.1.1.
 extension ScenarioReader {
-    func setCookies(_ node: Node) -> [SetCookie] {
+    func setCookies(_ node: YAMLNode) -> [SetCookie] {
         guard let items = sequence(node, "set-cookies") else { return [] }
         if items.isEmpty {
             report(

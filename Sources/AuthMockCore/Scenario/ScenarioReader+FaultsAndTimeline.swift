@@ -1,10 +1,9 @@
-internal import Yams
 
 /// The sections that change what the scenario does while it runs: faults and the timeline.
 extension ScenarioReader {
     // MARK: - Faults
 
-    func faults(_ node: Node, what: String, triggers: [Fault.Trigger] = Fault.Trigger.allCases) -> [Fault] {
+    func faults(_ node: YAMLNode, what: String, triggers: [Fault.Trigger] = Fault.Trigger.allCases) -> [Fault] {
         guard let items = sequence(node, what) else { return [] }
         var faults: [Fault] = []
         for item in items {
@@ -58,9 +57,9 @@ extension ScenarioReader {
     }
 
     /// A fault's `effect:`; nil (reported) when it is unknown, or a delay without a duration.
-    private func faultEffect(_ effectName: String, at effectNode: Node, duration: Double?, fields: Fields, what: String)
-        -> Fault.Effect?
-    {
+    private func faultEffect(
+        _ effectName: String, at effectNode: YAMLNode, duration: Double?, fields: Fields, what: String
+    ) -> Fault.Effect? {
         switch effectName {
         case "close": return .close
         case "disconnect": return .disconnect
@@ -85,7 +84,7 @@ extension ScenarioReader {
 
     // MARK: - Timeline
 
-    func timelineSteps(_ node: Node, users: [User]) -> [TimelineStep] {
+    func timelineSteps(_ node: YAMLNode, users: [User]) -> [TimelineStep] {
         guard let items = sequence(node, "timeline") else { return [] }
         let triggers = ["after-successes", "after", "at-request"]
         let actions = ["password", "lock", "unlock", "remove"]

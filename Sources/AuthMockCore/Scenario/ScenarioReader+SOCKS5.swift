@@ -1,8 +1,7 @@
-internal import Yams
 
 /// The scenario's `socks5:` section: the SOCKS5 listener's methods, users and fault.
 extension ScenarioReader {
-    func socks5Settings(_ node: Node) -> SOCKS5Settings? {
+    func socks5Settings(_ node: YAMLNode) -> SOCKS5Settings? {
         guard let fields = mapping(node, "socks5", allowed: ScenarioLoader.keys["socks5"]!) else { return nil }
         var methods: [SOCKS5Method] = [.usernamePassword]
         if let node = fields["methods"], let items = sequence(node, "socks5.methods") {
@@ -32,7 +31,7 @@ extension ScenarioReader {
     }
 
     /// `- {name, password}`: RFC 1929 carries each in at most 255 bytes, and neither may be empty.
-    private func socks5Users(_ node: Node) -> [SOCKS5User] {
+    private func socks5Users(_ node: YAMLNode) -> [SOCKS5User] {
         guard let items = sequence(node, "socks5.users") else { return [] }
         var users: [SOCKS5User] = []
         for item in items {

@@ -1,11 +1,10 @@
-package import Yams
 
 /// The scenario's own sections: the root, users and user files, and the rules that span sections.
 extension ScenarioReader {
     /// Reads a scenario file's root. The runner's sections (`case:`, `expect:`) are accepted and left to
     /// `sections`, which is called with the scenario read so far, before the rules that span sections:
     /// where those problems have always been reported, so that a file's diagnostics keep their order.
-    package func scenario(_ root: Node, sections: (_ fields: Fields, _ scenario: Scenario) -> Void) -> Scenario? {
+    package func scenario(_ root: YAMLNode, sections: (_ fields: Fields, _ scenario: Scenario) -> Void) -> Scenario? {
         guard
             let fields = mapping(
                 root, "the scenario", allowed: ScenarioLoader.keys["scenario"]!, required: ["version", "name"]
@@ -100,7 +99,7 @@ extension ScenarioReader {
 
     /// `http2: offer`, or a mapping with `mode:` and `connection-auth:`. TLS modes need `tls:`, prior
     /// knowledge needs plain HTTP.
-    func http2(_ node: Node, tls: Bool) -> HTTP2Policy {
+    func http2(_ node: YAMLNode, tls: Bool) -> HTTP2Policy {
         var settings = HTTP2Policy()
         var modeNode = node
         if case .mapping = node {
@@ -140,7 +139,7 @@ extension ScenarioReader {
 
     /// Rules that span sections (skipped where a section's own errors already explain the gap).
     func checkAcrossSections(
-        _ scenario: Scenario, fields: Fields, root: Node, usersHadErrors: Bool, challengesHadErrors: Bool
+        _ scenario: Scenario, fields: Fields, root: YAMLNode, usersHadErrors: Bool, challengesHadErrors: Bool
     ) {
         if let node = fields["resources"] {
             checkLinks(
@@ -166,7 +165,7 @@ extension ScenarioReader {
 
     /// `{name}` in resource headers must name a listener the scenario has; otherwise a redirect would
     /// point nowhere and a client would be blamed for it.
-    func checkLinks(_ resourcesNode: Node, secondPort: Bool, plainHTTP: Bool, subdomains: Bool) {
+    func checkLinks(_ resourcesNode: YAMLNode, secondPort: Bool, plainHTTP: Bool, subdomains: Bool) {
         guard case .sequence(let items) = resourcesNode else { return }
         for item in items {
             guard case .mapping(let resource) = item, let headersNode = resource["headers"],
@@ -208,7 +207,7 @@ extension ScenarioReader {
     }
     // MARK: - Users
 
-    func users(_ node: Node, realm: String) -> [User] {
+    func users(_ node: YAMLNode, realm: String) -> [User] {
         if case .mapping = node { return usersFromFile(node, realm: realm) }
         guard let items = sequence(node, "users") else { return [] }
         var users: [User] = []
@@ -239,7 +238,7 @@ extension ScenarioReader {
     }
 
     /// `users: {htpasswd: FILE}` or `users: {htdigest: FILE}`, relative to the scenario file.
-    func usersFromFile(_ node: Node, realm: String) -> [User] {
+    func usersFromFile(_ node: YAMLNode, realm: String) -> [User] {
         guard let fields = mapping(node, "users (a user file)", allowed: ScenarioLoader.keys["users file"]!) else {
             return []
         }
@@ -297,7 +296,7 @@ extension ScenarioReader {
 
     /// What a user file cannot do: htpasswd hashes serve Basic only; htdigest entries serve Basic and
     /// Digest with MD5 or MD5-sess. NTLM and Negotiate need the password itself.
-    func checkUserFileFits(_ users: [User], challenges: [Challenge], at node: Node) {
+    func checkUserFileFits(_ users: [User], challenges: [Challenge], at node: YAMLNode) {
         let fromHtpasswd = users.contains { if case .htdigest? = $0.stored { false } else { $0.stored != nil } }
         let fromHtdigest = users.contains { if case .htdigest? = $0.stored { true } else { false } }
         guard fromHtpasswd || fromHtdigest else { return }

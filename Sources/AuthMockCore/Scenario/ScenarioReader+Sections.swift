@@ -1,10 +1,9 @@
-internal import Yams
 
 /// The scenario's other sections: nonce, 401, resources, proxy, TLS, and resource headers.
 extension ScenarioReader {
     // MARK: - Nonce, 401, resources
 
-    func noncePolicy(_ node: Node) -> NoncePolicy {
+    func noncePolicy(_ node: YAMLNode) -> NoncePolicy {
         var policy = NoncePolicy()
         guard let fields = mapping(node, "nonce", allowed: ScenarioLoader.keys["nonce"]!) else { return policy }
         if let node = fields["lifetime"] { policy.lifetime = duration(node, "nonce.lifetime") }
@@ -22,7 +21,7 @@ extension ScenarioReader {
         return policy
     }
 
-    func unauthorized(_ node: Node, proxy: Bool = false) -> UnauthorizedResponse {
+    func unauthorized(_ node: YAMLNode, proxy: Bool = false) -> UnauthorizedResponse {
         var response =
             proxy ? UnauthorizedResponse(body: "407 Proxy Authentication Required\n") : UnauthorizedResponse()
         let what = proxy ? "proxy.unauthorized" : "unauthorized"
@@ -51,7 +50,7 @@ extension ScenarioReader {
     }
 
     /// - Parameter challenges: the scenario's, which a resource's `schemes:` chooses among.
-    func resources(_ node: Node, challenges: [Challenge]) -> [Resource] {
+    func resources(_ node: YAMLNode, challenges: [Challenge]) -> [Resource] {
         guard let items = sequence(node, "resources") else { return [] }
         if items.isEmpty {
             report(
@@ -72,7 +71,7 @@ extension ScenarioReader {
                     hint: "write it as it appears in the request, e.g. /private"
                 )
             } else if ControlPlane.isControl(path)
-                || ControlPlane.prefix.hasPrefix(path.replacingOccurrences(of: "*", with: "")) && path.hasSuffix("*")
+                || ControlPlane.prefix.hasPrefix(path.filter { $0 != "*" }) && path.hasSuffix("*")
                     && path.count > 2
             {
                 report(
@@ -109,7 +108,7 @@ extension ScenarioReader {
     }
 
     /// A resource's `schemes:`: which of the scenario's accepted challenges it offers and accepts.
-    private func resourceSchemes(_ node: Node, challenges: [Challenge], protected: Bool) -> [String]? {
+    private func resourceSchemes(_ node: YAMLNode, challenges: [Challenge], protected: Bool) -> [String]? {
         let offered = challenges.filter(\.isAccepted).map(\.scheme)
         let hint = "name schemes the scenario's challenges offer: "
             + "\(offered.isEmpty ? "none yet" : offered.joined(separator: ", "))"
@@ -133,7 +132,7 @@ extension ScenarioReader {
 
     // MARK: - Proxy
 
-    func proxySettings(_ node: Node) -> ProxySettings? {
+    func proxySettings(_ node: YAMLNode) -> ProxySettings? {
         guard let fields = mapping(node, "proxy", allowed: ScenarioLoader.keys["proxy"]!) else { return nil }
         let realm = fields["realm"].flatMap { string($0, "proxy.realm") } ?? "authmock proxy"
         if let node = fields["realm"], Self.hasControlCharacter(realm) {
@@ -159,7 +158,7 @@ extension ScenarioReader {
     }
 
     /// `proxy.tls: true` (a certificate the scenario's CA signs), `false`, or `{identity: KIND}`.
-    func proxyTLS(_ node: Node) -> ProxyTLSSettings? {
+    func proxyTLS(_ node: YAMLNode) -> ProxyTLSSettings? {
         guard case .mapping = node else {
             if case .scalar(let scalar) = node, scalar.style == .plain, ["true", "false"].contains(scalar.string) {
                 return scalar.string == "true" ? ProxyTLSSettings() : nil
@@ -180,7 +179,7 @@ extension ScenarioReader {
 
     // MARK: - TLS
 
-    func tlsSettings(_ node: Node) -> TLSSettings {
+    func tlsSettings(_ node: YAMLNode) -> TLSSettings {
         var settings = TLSSettings()
         guard let fields = mapping(node, "tls", allowed: ScenarioLoader.keys["tls"]!) else { return settings }
         if let node = fields["identity"] {
@@ -234,7 +233,7 @@ extension ScenarioReader {
 
     // MARK: - Headers
 
-    func headerValue(_ node: Node, _ what: String) -> String? {
+    func headerValue(_ node: YAMLNode, _ what: String) -> String? {
         guard let value = string(node, what, allowEmpty: true) else { return nil }
         if Self.hasControlCharacter(value) {
             report(
@@ -246,7 +245,7 @@ extension ScenarioReader {
         return value
     }
 
-    func headers(_ node: Node) -> [HeaderField] {
+    func headers(_ node: YAMLNode) -> [HeaderField] {
         guard case .mapping(let mapping) = node else {
             report(node, "headers must be a mapping of name: value, found \(describe(node))")
             return []

@@ -1,11 +1,10 @@
-package import Yams
 
 /// A mapping's entries by key, keeping the key nodes for positions.
 package struct Fields {
-    package var node: Node
-    package var entries: [String: (key: Node, value: Node)] = [:]
+    package var node: YAMLNode
+    package var entries: [String: (key: YAMLNode, value: YAMLNode)] = [:]
 
-    package subscript(key: String) -> Node? { entries[key]?.value }
+    package subscript(key: String) -> YAMLNode? { entries[key]?.value }
 }
 
 /// The strict YAML reading that scenario files, conformance cases and client profiles share: typed access
@@ -22,22 +21,14 @@ package final class ScenarioReader {
         self.files = files
     }
 
-    /// Yams' resolver for plain scalars: none. The reader reads every scalar's text itself (`isNull`,
-    /// numbers, booleans), so Yams' default resolver would only compile seven regular expressions (2 ms of
-    /// `authmock serve`'s start) and run them on every key it hashes.
-    private static let resolver = Resolver.basic
-    /// Nothing is constructed from the nodes; the default constructor's maps would only be built.
-    /// (Yams does not mark `Constructor` Sendable; it holds three immutable maps, here empty.)
-    nonisolated(unsafe) private static let constructor = Constructor([:], [:], [:])
-
     /// Composes `text` and reads its root with `read`. Every problem is thrown at once, and a file with
     /// any problem yields nothing; `empty` says what to write when there is nothing to read.
     package func read<T>(
-        _ text: String, empty: (message: String, hint: String), _ read: (ScenarioReader) -> (Node) -> T?
+        _ text: String, empty: (message: String, hint: String), _ read: (ScenarioReader) -> (YAMLNode) -> T?
     ) throws(ScenarioLoadError) -> T {
-        let root: Node?
+        let root: YAMLNode?
         do {
-            root = try Yams.compose(yaml: text, Self.resolver, Self.constructor, .utf8)
+            root = try YAMLParser.compose(text)
         } catch {
             throw ScenarioLoadError(diagnostics: [diagnostic(forYAMLError: error, text: text)])
         }
@@ -66,7 +57,7 @@ package final class ScenarioReader {
 
     // MARK: - Diagnostics
 
-    package func report(_ node: Node?, _ message: String, hint: String? = nil) {
+    package func report(_ node: YAMLNode?, _ message: String, hint: String? = nil) {
         let mark = node?.mark
         diagnostics.append(
             ScenarioDiagnostic(
@@ -75,57 +66,52 @@ package final class ScenarioReader {
         )
     }
 
-    func diagnostic(forYAMLError error: any Error, text: String) -> ScenarioDiagnostic {
-        if let yaml = error as? YamlError {
-            switch yaml {
-            case .duplicatedKeysInMapping(let duplicates, let context):
-                // Yams reports the first occurrence; point at the second, which is the one to remove.
-                let key = duplicates.first ?? "?"
-                let first = context.mark
-                let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-                let indent = String(repeating: " ", count: max(0, first.column - 1))
-                let second = lines.indices.dropFirst(first.line).first { index in
-                    let line = lines[index]
-                    return line.hasPrefix(indent + key + ":") || line.hasPrefix(indent + "\"" + key + "\":")
-                }
-                return ScenarioDiagnostic(
-                    file: file, line: second.map { $0 + 1 } ?? first.line, column: first.column,
-                    message: "key '\(key)' appears twice in the same mapping",
-                    hint: "keep one; the first is on line \(first.line)"
-                )
-            case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
-                .composer(let context, let problem, let mark, _):
-                let where_ = context.map { " (\($0.text))" } ?? ""
-                return ScenarioDiagnostic(
-                    file: file, line: mark.line, column: mark.column, message: "YAML syntax: \(problem)\(where_)",
-                    hint: "check indentation and quoting on this line"
-                )
-            default:
-                break
+    func diagnostic(forYAMLError error: YAMLError, text: String) -> ScenarioDiagnostic {
+        switch error {
+        case .duplicatedKeysInMapping(let duplicates, let first):
+            // The composer reports the first occurrence; point at the second, which is the one to remove.
+            let key = duplicates.first ?? "?"
+            let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+            let indent = String(repeating: " ", count: max(0, first.column - 1))
+            let second = lines.indices.dropFirst(first.line).first { index in
+                let line = lines[index]
+                return line.hasPrefix(indent + key + ":") || line.hasPrefix(indent + "\"" + key + "\":")
             }
+            return ScenarioDiagnostic(
+                file: file, line: second.map { $0 + 1 } ?? first.line, column: first.column,
+                message: "key '\(key)' appears twice in the same mapping",
+                hint: "keep one; the first is on line \(first.line)"
+            )
+        case .scanner(let context, let problem, let mark), .parser(let context, let problem, let mark),
+            .composer(let context, let problem, let mark):
+            let where_ = context.map { " (\($0.text))" } ?? ""
+            return ScenarioDiagnostic(
+                file: file, line: mark.line, column: mark.column, message: "YAML syntax: \(problem)\(where_)",
+                hint: "check indentation and quoting on this line"
+            )
+        case .memory, .reader:
+            return ScenarioDiagnostic(
+                file: file, line: 1, column: 1, message: "YAML syntax: \(error)", hint: "the file must be valid YAML"
+            )
         }
-        return ScenarioDiagnostic(
-            file: file, line: 1, column: 1, message: "YAML syntax: \(error)", hint: "the file must be valid YAML"
-        )
     }
 
     // MARK: - Typed access
 
-    package func describe(_ node: Node) -> String {
+    package func describe(_ node: YAMLNode) -> String {
         switch node {
         case .mapping: return "a mapping"
         case .sequence: return "a list"
-        case .alias: return "an alias"
         case .scalar(let scalar):
             return isNull(scalar) ? "nothing (null)" : "'\(scalar.string)'"
         }
     }
 
-    package func isNull(_ scalar: Node.Scalar) -> Bool {
+    package func isNull(_ scalar: YAMLNode.Scalar) -> Bool {
         scalar.style == .plain && ["", "~", "null", "Null", "NULL"].contains(scalar.string)
     }
 
-    package func mapping(_ node: Node, _ what: String, allowed: [String], required: [String] = []) -> Fields? {
+    package func mapping(_ node: YAMLNode, _ what: String, allowed: [String], required: [String] = []) -> Fields? {
         guard case .mapping(let mapping) = node else {
             report(
                 node, "\(what) must be a mapping, found \(describe(node))",
@@ -162,7 +148,7 @@ package final class ScenarioReader {
         return fields
     }
 
-    package func string(_ node: Node, _ what: String, allowEmpty: Bool = false) -> String? {
+    package func string(_ node: YAMLNode, _ what: String, allowEmpty: Bool = false) -> String? {
         guard case .scalar(let scalar) = node, !isNull(scalar) || (allowEmpty && scalar.style != .plain) else {
             report(
                 node, "\(what) must be a string, found \(describe(node))",
@@ -177,7 +163,7 @@ package final class ScenarioReader {
         return scalar.string
     }
 
-    package func bool(_ node: Node, _ what: String) -> Bool? {
+    package func bool(_ node: YAMLNode, _ what: String) -> Bool? {
         if case .scalar(let scalar) = node, scalar.style == .plain {
             switch scalar.string {
             case "true", "True", "TRUE": return true
@@ -189,7 +175,7 @@ package final class ScenarioReader {
         return nil
     }
 
-    package func int(_ node: Node, _ what: String, in range: ClosedRange<Int>) -> Int? {
+    package func int(_ node: YAMLNode, _ what: String, in range: ClosedRange<Int>) -> Int? {
         guard case .scalar(let scalar) = node, scalar.style == .plain, let value = Int(scalar.string) else {
             report(
                 node, "\(what) must be a whole number, found \(describe(node))",
@@ -208,13 +194,13 @@ package final class ScenarioReader {
     }
 
     /// `30s`, `2m`, `500ms`, `1h`, or a bare number of seconds.
-    package func duration(_ node: Node, _ what: String) -> Double? {
+    package func duration(_ node: YAMLNode, _ what: String) -> Double? {
         let hint = "write a duration such as 30s, 500ms, 2m or 1h"
         guard case .scalar(let scalar) = node, !isNull(scalar) else {
             report(node, "\(what) must be a duration, found \(describe(node))", hint: hint)
             return nil
         }
-        let text = scalar.string.trimmingCharacters(in: .whitespaces)
+        let text = Self.trimmed(scalar.string)
         let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
         var number = Substring(text)
         var factor = 1.0
@@ -230,7 +216,7 @@ package final class ScenarioReader {
         return value * factor
     }
 
-    package func sequence(_ node: Node, _ what: String) -> [Node]? {
+    package func sequence(_ node: YAMLNode, _ what: String) -> [YAMLNode]? {
         guard case .sequence(let sequence) = node else {
             report(node, "\(what) must be a list, found \(describe(node))", hint: "write one `- ` item per line")
             return nil
@@ -241,7 +227,7 @@ package final class ScenarioReader {
     /// A list of strings each of which `problem` accepts (nil); every other is reported where it stands,
     /// with its message and hint, and left out. nil when the node is not a list.
     package func checkedStrings(
-        _ node: Node, _ what: String, item: String, problem: (String) -> (message: String, hint: String)?
+        _ node: YAMLNode, _ what: String, item: String, problem: (String) -> (message: String, hint: String)?
     ) -> [String]? {
         guard let items = sequence(node, what) else { return nil }
         var result: [String] = []
@@ -256,7 +242,7 @@ package final class ScenarioReader {
         return result
     }
 
-    package func choice<T: RawRepresentable & CaseIterable>(_ node: Node, _ what: String, _ type: T.Type) -> T?
+    package func choice<T: RawRepresentable & CaseIterable>(_ node: YAMLNode, _ what: String, _ type: T.Type) -> T?
     where T.RawValue == String {
         guard let text = string(node, what) else { return nil }
         if let value = T(rawValue: text.lowercased()) { return value }
@@ -265,6 +251,19 @@ package final class ScenarioReader {
     }
 
     // MARK: - Text rules
+
+    /// `text` without leading and trailing white space as Foundation's `CharacterSet.whitespaces` has it
+    /// (tab and the space separators), and with `newlines` also line ends (LF, VT, FF, CR, NEL, LS, PS).
+    package static func trimmed(_ text: some StringProtocol, newlines: Bool = false) -> String {
+        func blank(_ scalar: Unicode.Scalar) -> Bool {
+            scalar == "\t" || scalar.properties.generalCategory == .spaceSeparator
+                || newlines && ((0x0A...0x0D).contains(scalar.value) || [0x85, 0x2028, 0x2029].contains(scalar.value))
+        }
+        let scalars = text.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !blank($0) }) else { return "" }
+        let last = scalars.lastIndex(where: { !blank($0) })!
+        return String(String.UnicodeScalarView(scalars[first...last]))
+    }
 
     /// Control characters other than tab, which HTTP forbids in header values (RFC 9110 §5.5).
     package static func hasControlCharacter(_ text: String) -> Bool {

@@ -1,0 +1,2 @@
+// libyaml (Debian: libyaml-dev), the C YAML parser the core's YAML reader composes its nodes from.
+#include <yaml.h>
