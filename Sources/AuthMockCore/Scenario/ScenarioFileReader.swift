@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// How the loader reads the files a scenario names (`users: {htpasswd: users.htpasswd}`).
 ///
@@ -29,9 +33,20 @@ public struct ScenarioFileReader: Sendable {
     /// directory (to the working directory for text that came from no file).
     public static func resolve(_ path: String, relativeTo scenarioFile: String) -> String {
         guard !path.hasPrefix("/") else { return path }
-        let directory = (scenarioFile as NSString).deletingLastPathComponent
+        let directory = directoryPart(of: scenarioFile)
         guard !directory.isEmpty, !scenarioFile.hasPrefix("<") else { return path }
-        return (directory as NSString).appendingPathComponent(path)
+        return directory.hasSuffix("/") ? directory + path : directory + "/" + path
+    }
+
+    /// What NSString's `deletingLastPathComponent` gave: the path without its last component and trailing
+    /// slashes ("" for a bare name, "/" for a file at the root).
+    static func directoryPart(of path: String) -> String {
+        var rest = Substring(path)
+        while rest.count > 1, rest.hasSuffix("/") { rest.removeLast() }
+        guard let slash = rest.lastIndex(of: "/") else { return "" }
+        var directory = rest[..<slash]
+        while directory.count > 1, directory.hasSuffix("/") { directory.removeLast() }
+        return directory.isEmpty ? "/" : String(directory)
     }
 
     /// Why a read failed, in a few words.
@@ -44,6 +59,6 @@ public struct ScenarioFileReader: Sendable {
             default: break
             }
         }
-        return (error as NSError).localizedDescription
+        return String(describing: error)
     }
 }
