@@ -38,15 +38,15 @@ public struct ScenarioFileReader: Sendable {
         return directory.hasSuffix("/") ? directory + path : directory + "/" + path
     }
 
-    /// What NSString's `deletingLastPathComponent` gave: the path without its last component and trailing
-    /// slashes ("" for a bare name, "/" for a file at the root).
+    /// What NSString's `deletingLastPathComponent` gave: the path without its last component, with runs of
+    /// slashes made one and no trailing slash ("" for a bare name, "/" for a file at the root).
     static func directoryPart(of path: String) -> String {
-        var rest = Substring(path)
-        while rest.count > 1, rest.hasSuffix("/") { rest.removeLast() }
-        guard let slash = rest.lastIndex(of: "/") else { return "" }
-        var directory = rest[..<slash]
-        while directory.count > 1, directory.hasSuffix("/") { directory.removeLast() }
-        return directory.isEmpty ? "/" : String(directory)
+        let absolute = path.hasPrefix("/")
+        var components = path.split(separator: "/")
+        guard components.count > (absolute ? 0 : 1) else { return absolute ? "/" : "" }
+        components.removeLast()
+        let directory = components.joined(separator: "/")
+        return absolute ? "/" + directory : directory
     }
 
     /// Why a read failed, in a few words.
