@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Dispatch
 import Synchronization
 
 /// Starts processes one at a time. Foundation's `Process.run()` on Linux lists the open descriptors to close
@@ -14,6 +15,34 @@ public enum ProcessLauncher {
 
     public static func withLaunchLock<T>(_ body: () throws -> T) rethrows -> T {
         try lock.withLock { _ in try body() }
+    }
+
+    /// The process groups of clients started and not yet reaped. Clients lead groups of their own, out of
+    /// reach of the terminal's Ctrl-C, so authmock passes such a signal on to them (`endClientsOnTermination`).
+    static let runningGroups = Mutex(Set<pid_t>())
+
+    /// From now on SIGINT and SIGTERM first reach every running client's process group, then end authmock as
+    /// they would have. Keep the returned value alive for as long as that should hold.
+    public static func endClientsOnTermination() -> some Sendable {
+        let sources = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                runningGroups.withLock { groups in
+                    for group in groups { kill(-group, number) }
+                }
+                signal(number, SIG_DFL)
+                // To the process, not this thread: Dispatch's threads block signals.
+                kill(getpid(), number)
+            }
+            source.resume()
+            return source
+        }
+        return SignalSources(sources: sources)
+    }
+
+    private struct SignalSources: @unchecked Sendable {
+        let sources: [any DispatchSourceSignal]
     }
 }
 
@@ -83,6 +112,7 @@ struct Spawn: Sendable {
             posix_spawn(&pid, path, &actions.value, &attributes.value, argv.pointers, envp.pointers)
         }
         guard code == 0 else { throw Failure(call: "posix_spawn", code: code) }
+        if newProcessGroup { ProcessLauncher.runningGroups.withLock { _ = $0.insert(pid) } }
         return Spawn(pid: pid, ownGroup: newProcessGroup)
     }
 
@@ -99,11 +129,17 @@ struct Spawn: Sendable {
 
     /// Waits for the child to end (blocking the calling thread) and releases its pid.
     func reap() -> Termination {
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 {
-            if errno != EINTR { return .exited(-1) }
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) != 0, errno == EINTR {}
+        // Out of the running groups and reaped at once, so a Ctrl-C never signals a pid that is free again.
+        return ProcessLauncher.runningGroups.withLock { groups in
+            groups.remove(pid)
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) == -1 {
+                if errno != EINTR { return .exited(-1) }
+            }
+            return Termination(waitStatus: status)
         }
-        return Termination(waitStatus: status)
     }
 
     /// Waits for the end without blocking a caller's thread: the blocking wait runs on a thread of its own.

@@ -194,7 +194,9 @@ extension AuthMockCommand {
             }
             runner.jobs = jobs
             runner.shard = slice
+            let clientsEnd = ProcessLauncher.endClientsOnTermination()
             let report = await runner.run(selected)
+            withExtendedLifetime(clientsEnd) {}
             // Files first: they are what CI keeps, whatever happens to stdout.
             try writeReports(report, profile: profile, cases: selected)
             printOut(Reports.table(report, colour: colour))
