@@ -1,6 +1,10 @@
 @_exported import AuthMockCore
 @_exported import AuthMockServer
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// authmock as a test fixture: a scenario server started from a test, on a free port, driven and
 /// inspected from the test, and shut down at its end.

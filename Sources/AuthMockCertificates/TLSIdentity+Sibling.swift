@@ -1,6 +1,15 @@
 import AuthMockCore
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import X509
 
 extension TLSIdentity {
@@ -33,4 +42,18 @@ extension TLSIdentity {
         default: true
         }
     }
+}
+
+/// The 4 or 16 bytes of an IPv4 or IPv6 literal, or nil for a name.
+func IPAddressBytes(_ text: String) -> [UInt8]? {
+    var v4 = in_addr()
+    if inet_pton(AF_INET, text, &v4) == 1 { return withUnsafeBytes(of: v4) { Array($0) } }
+    var v6 = in6_addr()
+    if inet_pton(AF_INET6, text, &v6) == 1 { return withUnsafeBytes(of: v6) { Array($0) } }
+    return nil
+}
+
+/// The subject (RFC 4514 text) of a DER certificate, e.g. a client's as the TLS stack hands it over.
+public func certificateSubject(der: [UInt8]) -> String? {
+    (try? Certificate(derEncoded: der))?.subject.description
 }

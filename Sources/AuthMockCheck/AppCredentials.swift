@@ -1,4 +1,9 @@
+import AuthMockCore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The credentials an application supplies itself, as a case gives them (`case.give.credentials-in`): the
 /// value of a header it sets, a URL with userinfo, the text of a netrc file. Pure: the runner writes the file.
@@ -40,16 +45,12 @@ enum AppCredentials {
     }
 
     private static func insertUserinfo(_ userinfo: String, into url: String) -> String {
-        guard let schemeEnd = url.range(of: "://") else { return url }
+        guard let schemeEnd = url.firstRange(of: "://") else { return url }
         return String(url[..<schemeEnd.upperBound]) + userinfo + "@" + String(url[schemeEnd.upperBound...])
     }
 
     private static func escape(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
+        // RFC 3986 §2.3's unreserved characters stay as they are.
+        PercentEncoding.encode(text, allowing: PercentEncoding.isUnreserved)
     }
-
-    /// RFC 3986 §2.3.
-    private static let unreserved = CharacterSet(
-        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
-    )
 }

@@ -1,18 +1,19 @@
 import AuthMockCore
 import AuthMockServer
-public import Foundation
-import Synchronization
-
-/// Starts processes one at a time. Foundation's `Process.run()` on Linux races with launches on other
-/// threads (one launch's file descriptors are closed or inherited by another: EBADF), so everything in
-/// this process that launches — the runner, and tests that embed it — goes through this one lock.
-public enum ProcessLauncher {
-    private static let lock = Mutex(())
-
-    public static func run(_ process: Process) throws {
-        try lock.withLock { _ in try process.run() }
-    }
-}
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Runs a client command without a shell, with a deadline, capturing the tail of its output.
 struct ClientProcess {
@@ -69,66 +70,58 @@ struct ClientProcess {
         }
         let stdoutURL = directory.appendingPathComponent("stdout")
         let stderrURL = directory.appendingPathComponent("stderr")
-        let out = outputFile(stdoutURL)
-        let err = outputFile(stderrURL)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = Array(arguments.dropFirst())
-        process.environment = environment
-        process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory)
-        let feeder: Process?
+        let feeder: Feeder?
         do {
-            feeder = try stdin.map(Self.feed)
+            feeder = try stdin.map(Feeder.init)
         } catch {
             throw .failed("cat", "\(error)")
         }
-        process.standardInput = feeder?.standardOutput ?? FileHandle.nullDevice
-        process.standardOutput = out
-        process.standardError = err
-        defer {
-            try? out?.close()
-            try? err?.close()
-            // The feeder ends when the client has read everything or is gone (a broken pipe); make sure.
-            if let feeder {
-                if feeder.isRunning { feeder.terminate() }
-                feeder.waitUntilExit()
-            }
+        defer { feeder?.finish() }
+        let start = ContinuousClock.now
+        let client: Spawn
+        do {
+            // A process group of its own: a timeout ends the client and whatever it started.
+            client = try Spawn.start(
+                path, arguments: Array(arguments.dropFirst()), environment: environment,
+                workingDirectory: workingDirectory, stdin: feeder.map { .descriptor($0.readEnd) } ?? .null,
+                stdout: .file(stdoutURL.path), stderr: .file(stderrURL.path), newProcessGroup: true
+            )
+        } catch {
+            throw .failed(program, "\(error)")
         }
-        // The exit is reported by Foundation's termination handler (a SIGCHLD source), so the runner learns
-        // of it at once instead of at the next tick of a poll; the deadline is the wait's own.
+        // Only the client reads: when it is gone, cat's pipe breaks.
+        feeder?.closeReadEnd()
+        // The exit is reported by a thread that waits for it, so the runner learns of it at once instead of
+        // at the next tick of a poll; the deadline is the wait's own.
         let exit = WaitQueue<Bool, Bool>(false)
-        process.terminationHandler = { _ in
+        client.notifyExit {
             exit.update { ended, waiters in
                 ended = true
                 waiters.resumeAll(returning: true)
             }
         }
-        let start = ContinuousClock.now
-        do {
-            try ProcessLauncher.run(process)
-        } catch {
-            throw .failed(program, "\(error)")
-        }
-        // Only the client reads: when it is gone, cat's pipe breaks.
-        try? (feeder?.standardOutput as? Pipe)?.fileHandleForReading.close()
         let deadline = start.advanced(by: .milliseconds(Int(timeout * 1000)))
-        let killed = await watch(process.processIdentifier, exit: exit, deadline: deadline)
-        process.waitUntilExit()
-        let outcome = Self.outcome(of: process, killed: killed, since: start, crash: crash, stderr: stderrURL)
+        let killed = await watch(client, exit: exit, deadline: deadline)
+        let termination = await client.termination()
+        let outcome = Self.outcome(of: termination, killed: killed, since: start, crash: crash, stderr: stderrURL)
         return Result(outcome: outcome, stdout: tail(of: stdoutURL), stderr: tail(of: stderrURL))
     }
 
     /// How the ended `process` ended: its status or signal, how long it ran, and crash evidence from stderr.
     private static func outcome(
-        of process: Process, killed: Bool, since start: ContinuousClock.Instant,
+        of termination: Spawn.Termination, killed: Bool, since start: ContinuousClock.Instant,
         crash: ClientProfile.CrashSignature, stderr stderrURL: URL
     ) -> ClientOutcome {
         let elapsed = ContinuousClock.now - start
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        let signaled = process.terminationReason == .uncaughtSignal
-        let status: Int32? = killed || signaled ? nil : process.terminationStatus
+        var status: Int32?, signal: Int32?
+        switch termination {
+        case .exited(let code): status = killed ? nil : code
+        case .signalled(let number): signal = killed ? nil : number
+        }
+        let signaled = signal != nil
         var outcome = ClientOutcome(
-            exitStatus: status, timedOut: killed, signal: signaled && !killed ? process.terminationStatus : nil,
+            exitStatus: status, timedOut: killed, signal: signal,
             seconds: (seconds * 1000).rounded() / 1000
         )
         // The whole of stderr, not its tail: a traceback's first line can be far from its end.
@@ -139,48 +132,60 @@ struct ClientProcess {
         return outcome
     }
 
-    /// Starts `cat FILE` writing into a pipe, whose reading end becomes the client's standard input: a
-    /// stream, not a file the client could seek back in. A second process, so that a client that stops
-    /// reading breaks `cat`'s pipe, not authmock's.
-    static func feed(_ file: String) throws -> Process {
-        let feeder = Process()
-        feeder.executableURL = URL(fileURLWithPath: "/bin/cat")
-        feeder.arguments = [file]
-        feeder.standardInput = FileHandle.nullDevice
-        feeder.standardOutput = Pipe()
-        feeder.standardError = FileHandle.nullDevice
-        try ProcessLauncher.run(feeder)
-        // Only cat writes: the client sees the end of its input when cat is done.
-        try? (feeder.standardOutput as? Pipe)?.fileHandleForWriting.close()
-        return feeder
-    }
-
-    /// Waits for the exit of process `pid` (`exit`'s state turns true) until `deadline`; then sends it
-    /// SIGTERM, and SIGKILL a second later if it has not exited by then. Returns whether it was signalled.
-    /// Signals go only to a process whose exit has not been reported (the pid is still its own). A
-    /// cancelled run stops waiting and signals nothing.
+    /// Waits for the exit of `client` (`exit`'s state turns true) until `deadline`; then sends its process
+    /// group SIGTERM, and SIGKILL when it has exited or a second later. Returns whether it was signalled.
+    /// The client is not reaped before this returns, so its pid and group are still its own. A cancelled
+    /// run stops waiting and signals nothing.
     private static func watch(
-        _ pid: Int32, exit: WaitQueue<Bool, Bool>, deadline: ContinuousClock.Instant
+        _ client: Spawn, exit: WaitQueue<Bool, Bool>, deadline: ContinuousClock.Instant
     ) async -> Bool {
         func exited(by deadline: ContinuousClock.Instant?) async -> Bool {
             await exit.wait(until: deadline, timedOut: false, cancelled: true) { $0 ? true : nil }
         }
         guard await !exited(by: deadline) else { return false }
-        kill(pid, SIGTERM)
-        if await !exited(by: ContinuousClock.now + .seconds(1)) { kill(pid, SIGKILL) }
+        client.signal(SIGTERM)
+        _ = await exited(by: ContinuousClock.now + .seconds(1))
+        // Whatever of its group is left (the client itself, if SIGTERM did not end it; a child it started).
+        client.signal(SIGKILL)
         _ = await exited(by: nil)
         return true
-    }
-
-    /// An empty file at `url`, open for the client to write.
-    private static func outputFile(_ url: URL) -> FileHandle? {
-        _ = FileManager.default.createFile(atPath: url.path, contents: nil)
-        return try? FileHandle(forWritingTo: url)
     }
 
     static func tail(of url: URL) -> String {
         guard let data = try? Data(contentsOf: url) else { return "" }
         let text = String(decoding: data.suffix(tailBytes), as: UTF8.self)
         return data.count > tailBytes ? "…" + text : text
+    }
+}
+
+/// `cat FILE` writing into a pipe, whose reading end becomes the client's standard input: a stream, not a
+/// file the client could seek back in. A second process, so that a client that stops reading breaks
+/// `cat`'s pipe, not authmock's.
+struct Feeder {
+    let cat: Spawn
+    let readEnd: Int32
+
+    init(_ file: String) throws(Spawn.Failure) {
+        let pipe = try SpawnPipe()
+        do {
+            cat = try Spawn.start(
+                "/bin/cat", arguments: [file], environment: [:], stdout: .descriptor(pipe.writeEnd)
+            )
+        } catch {
+            closeDescriptor(pipe.readEnd)
+            closeDescriptor(pipe.writeEnd)
+            throw error
+        }
+        // Only cat writes: the client sees the end of its input when cat is done.
+        closeDescriptor(pipe.writeEnd)
+        readEnd = pipe.readEnd
+    }
+
+    func closeReadEnd() { closeDescriptor(readEnd) }
+
+    /// The feeder ends when the client has read everything or is gone (a broken pipe); make sure.
+    func finish() {
+        cat.signal(SIGTERM)
+        _ = cat.reap()
     }
 }

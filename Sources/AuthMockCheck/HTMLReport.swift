@@ -1,5 +1,9 @@
 import AuthMockCore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The conformance report as a static site (`authmock matrix --html`, `authmock check --html`): an index
 /// with the matrix of clients × cases, filtered by family and verdict with CSS alone, one page per cell
@@ -51,7 +55,7 @@ enum HTMLSite {
     /// never empty nor starting with a dot (a report cannot name `..` or a hidden file).
     static func component(_ name: String) -> String {
         var result = String(String.UnicodeScalarView(name.unicodeScalars.map { scalar in
-            scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || "._-".unicodeScalars.contains(scalar))
+            scalar.isASCII && (PercentEncoding.isAlphanumeric(scalar) || "._-".unicodeScalars.contains(scalar))
                 ? scalar : "_"
         }))
         if result.isEmpty || result.hasPrefix(".") { result = "_" + result }

@@ -1,5 +1,9 @@
 import AuthMockCore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A cell's page: the case, its expectations and how each fared, the client's run, the journal.
 extension HTMLSite {
@@ -226,7 +230,7 @@ extension HTMLSite {
             let ended = outcome.timedOut
                 ? "killed after its timeout"
                 : outcome.exitStatus.map { "exited \($0)" } ?? "ended on a signal"
-            html += "<p class=\"outcome\">It \(ended) after \(String(format: "%.2f", outcome.seconds)) s.</p>\n"
+            html += "<p class=\"outcome\">It \(ended) after \(TextFormat.fixed(outcome.seconds, places: 2)) s.</p>\n"
         }
         for (name, text) in [("stdout", report.stdout), ("stderr", report.stderr)] {
             guard let text else { continue }
@@ -257,9 +261,7 @@ extension HTMLSite {
 
     /// An argument as a shell would need it, so that the command can be pasted.
     static func shellQuoted(_ argument: String) -> String {
-        let plain = CharacterSet(
-            charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./_-"
-        )
+        let plain = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./_-".unicodeScalars)
         if !argument.isEmpty, argument.unicodeScalars.allSatisfy(plain.contains) { return argument }
         // Control characters (a `-w '%{http_code}\n'`) as bash's $'…', so the command stays on one line.
         if argument.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
@@ -272,12 +274,12 @@ extension HTMLSite {
                 case "'": quoted += "\\'"
                 case "\\": quoted += "\\\\"
                 case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                    quoted += String(format: "\\x%02x", scalar.value)
+                    quoted += "\\x" + TextFormat.hex(scalar.value, width: 2)
                 default: quoted.unicodeScalars.append(scalar)
                 }
             }
             return quoted + "'"
         }
-        return "'" + argument.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        return "'" + argument.replacing("'", with: "'\\''") + "'"
     }
 }

@@ -1,5 +1,9 @@
 import AuthMockCore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The index page: the legend, the verdict counts, the matrix with its CSS-only filters, the notes.
 extension HTMLSite {
@@ -169,7 +173,7 @@ extension HTMLSite {
         var html = "<article class=\"client\" id=\"client-\(component(suite.client))\">\n<h3>\(escape(suite.client))"
         if let version = suite.version { html += " <span class=\"version\">\(escape(version))</span>" }
         html += "</h3>\n"
-        if let note = note?.trimmingCharacters(in: .whitespacesAndNewlines), !note.isEmpty {
+        if let note = note?.trimmingWhitespace(), !note.isEmpty {
             html += "<div class=\"note\">\n" + paragraphs(note) + "</div>\n"
         }
         let entries = cells ?? []
@@ -242,13 +246,13 @@ extension HTMLSite {
             if rest.hasPrefix("`"), let close = rest.dropFirst().firstIndex(of: "`") {
                 html += "<code>" + escape(String(rest[rest.index(after: rest.startIndex)..<close])) + "</code>"
                 rest = rest[rest.index(after: close)...]
-            } else if rest.hasPrefix("**"), let close = rest.dropFirst(2).range(of: "**"),
+            } else if rest.hasPrefix("**"), let close = rest.dropFirst(2).firstRange(of: "**"),
                 close.lowerBound > rest.index(rest.startIndex, offsetBy: 2)
             {
                 let bold = String(rest[rest.index(rest.startIndex, offsetBy: 2)..<close.lowerBound])
                 html += "<strong>" + inline(bold) + "</strong>"
                 rest = rest[close.upperBound...]
-            } else if rest.hasPrefix("["), let middle = rest.range(of: "]("),
+            } else if rest.hasPrefix("["), let middle = rest.firstRange(of: "]("),
                 let close = rest[middle.upperBound...].firstIndex(of: ")"),
                 !rest[..<middle.lowerBound].dropFirst().contains("["),
                 ClientProfile.isLink(String(rest[middle.upperBound..<close]))
@@ -268,7 +272,7 @@ extension HTMLSite {
     static func paragraphBlocks(_ text: String) -> [String] {
         var blocks: [[Substring]] = [[]]
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line.trimmingCharacters(in: .whitespaces).isEmpty {
+            if line.trimmingBlanks().isEmpty {
                 if !(blocks.last?.isEmpty ?? true) { blocks.append([]) }
             } else {
                 blocks[blocks.count - 1].append(line)

@@ -1,7 +1,11 @@
 import AuthMockCore
 import AuthMockServer
 import AuthMockCertificates
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What a case gives its client: placeholder values, the inputs that count as given for `when:`, the
 /// environment, and the URL's authority. Every input is a ``ClientInput``, the one list of placeholders.
@@ -119,7 +123,7 @@ extension CheckRunner {
     static func otherHost(_ url: String) -> String {
         for (name, other) in [("//localhost:", "//127.0.0.1:"), ("//127.0.0.1:", "//localhost:")]
         where url.contains(name) {
-            return url.replacingOccurrences(of: name, with: other)
+            return url.replacing(name, with: other)
         }
         return url
     }

@@ -1,7 +1,11 @@
 public import AuthMockCore
 import AuthMockCertificates
 import AuthMockServer
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What one case concluded, with the evidence: the report formats are views of this.
 public struct CaseReport: Sendable, Codable, Equatable {
@@ -146,7 +150,8 @@ public struct CheckRunner: Sendable {
                         let reason = "the client profile's prepare step failed: \(prepareFailure)"
                         return (index, Self.errorReport(cases[index], reason))
                     }
-                    var report = await run(cases[index], in: work.appendingPathComponent(String(format: "%03d", index)))
+                    let caseDirectory = work.appendingPathComponent(TextFormat.decimal(index, width: 3))
+                    var report = await run(cases[index], in: caseDirectory)
                     let quoted = (report.quoted ?? [])
                         + (report.gate.map { $0.lacking.quoted + $0.having.quoted } ?? [])
                     report.journal = Self.excerpt(report.journal, keeping: Set(quoted))
@@ -182,7 +187,7 @@ public struct CheckRunner: Sendable {
             $0.split(separator: "|").allSatisfy { skipFeatures.contains(String($0)) }
         }) {
             var report = Self.report(item, verdict: .skip)
-            let lacking = missing.replacingOccurrences(of: "|", with: " or ")
+            let lacking = missing.replacing("|", with: " or ")
             report.findings = ["the client does not support \(lacking) (profile or --skip-feature)"]
             return report
         }
@@ -325,7 +330,7 @@ public struct CheckRunner: Sendable {
         guard let result, result.outcome.exitStatus == 0 else { return nil }
         let line = (result.stdout.isEmpty ? result.stderr : result.stdout).split(separator: "\n").first.map(String.init)
         // Only the name and number: `curl 7.88.1 (x86_64-pc-linux-gnu) libcurl/…` → `curl 7.88.1`.
-        return line.map { String($0.prefix { $0 != "(" }.prefix(80)).trimmingCharacters(in: .whitespaces) }
+        return line.map { String($0.prefix { $0 != "(" }.prefix(80)).trimmingBlanks() }
     }
 
     func runPrepare(_ command: [String], in directory: URL) async -> String? {

@@ -1,5 +1,10 @@
 public import AuthMockCore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Dispatch
 import Synchronization
 
 /// One conformance case: a scenario with `case:` and `expect:` sections, and the file it came from.

@@ -1,5 +1,14 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// `authmock`: the root command. Each subcommand is a nested type in an extension, in its own file
 /// (`Serve.swift`, `Check.swift`, …).
@@ -34,8 +43,12 @@ struct AuthMockCommand: AsyncParsableCommand {
             }
         } catch {
             guard exitCode(for: error) == .validationFailure else { exit(withError: error) }
-            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
-            Foundation.exit(2)
+            printError(fullMessage(for: error))
+            #if canImport(Glibc)
+            Glibc.exit(2)
+            #else
+            Darwin.exit(2)
+            #endif
         }
     }
 }

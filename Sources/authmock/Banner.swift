@@ -119,6 +119,6 @@ struct Banner {
             $0.isASCII
                 && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "@%+=:,./-_".unicodeScalars.contains($0))
         }
-        return safe ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        return safe ? text : "'" + text.replacing("'", with: "'\\''") + "'"
     }
 }

@@ -2,7 +2,11 @@ import ArgumentParser
 import AuthMockCertificates
 import AuthMockCore
 import AuthMockServer
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension AuthMockCommand {
     struct Certs: ParsableCommand {

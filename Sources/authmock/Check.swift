@@ -1,7 +1,16 @@
 import ArgumentParser
 import AuthMockCheck
 import AuthMockCore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 extension AuthMockCommand {
     struct Check: AsyncParsableCommand {
@@ -122,7 +131,7 @@ extension AuthMockCommand {
             if let status = crashExitStatus.first(where: { !(1...255).contains($0) }) {
                 return "--crash-exit-status takes 1 to 255; got \(status)"
             }
-            if crashStderr.contains(where: { $0.trimmingCharacters(in: .whitespaces).isEmpty }) {
+            if crashStderr.contains(where: { $0.trimmingBlanks().isEmpty }) {
                 return "--crash-stderr takes the first words of a line, not an empty one"
             }
             if let shard, Shard(shard) == nil {
@@ -141,7 +150,7 @@ extension AuthMockCommand {
 
         var skipFeatures: Set<String> {
             Set(
-                skipFeature.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+                skipFeature.flatMap { $0.split(separator: ",").map { $0.trimmingBlanks() } }
                     .filter { !$0.isEmpty }
             )
         }
@@ -185,7 +194,9 @@ extension AuthMockCommand {
             }
             runner.jobs = jobs
             runner.shard = slice
+            let clientsEnd = ProcessLauncher.endClientsOnTermination()
             let report = await runner.run(selected)
+            withExtendedLifetime(clientsEnd) {}
             // Files first: they are what CI keeps, whatever happens to stdout.
             try writeReports(report, profile: profile, cases: selected)
             printOut(Reports.table(report, colour: colour))

@@ -1,7 +1,11 @@
 import ArgumentParser
 import AuthMockCheck
 import AuthMockCore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension AuthMockCommand {
     struct Matrix: AsyncParsableCommand {

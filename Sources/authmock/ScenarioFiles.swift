@@ -1,6 +1,11 @@
 import AuthMockCheck
 import AuthMockCore
+import AuthMockServer
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 enum ScenarioFiles {
     /// Reads and validates a scenario file from disk, or prints every diagnostic to stderr and returns nil.
@@ -17,10 +22,10 @@ enum ScenarioFiles {
 }
 
 func printError(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
+    DescriptorOutput.standardError.write((text + "\n").utf8)
 }
 
 /// Writes a line to stdout; a reader that went away (`| head`) is not an error worth dying for.
 func printOut(_ text: String) {
-    try? FileHandle.standardOutput.write(contentsOf: Data((text + "\n").utf8))
+    DescriptorOutput.standardOutput.write((text + "\n").utf8)
 }

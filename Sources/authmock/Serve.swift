@@ -2,7 +2,17 @@ import ArgumentParser
 import AuthMockCertificates
 import AuthMockCore
 import AuthMockServer
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Dispatch
 import Logging
 
 extension AuthMockCommand {

@@ -40,6 +40,14 @@ public func run(_ executable: String, _ arguments: [String], input: Data? = nil,
     return ProcessResult(status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
 }
 
+extension ProcessLauncher {
+    /// Launches a Foundation `Process` under the runner's launch lock (the runner itself spawns with
+    /// posix_spawn; tests may keep Foundation).
+    public static func run(_ process: Process) throws {
+        try withLaunchLock { try process.run() }
+    }
+}
+
 public let curlPath = "/usr/bin/curl"
 
 /// curl's major version, from `curl --version`.

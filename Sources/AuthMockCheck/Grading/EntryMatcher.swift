@@ -105,7 +105,7 @@ extension JournalEntry {
     var destination: String? {
         if hop == .proxy, let target {
             if method == "CONNECT" { return target }
-            if let schemeEnd = target.range(of: "://") {
+            if let schemeEnd = target.firstRange(of: "://") {
                 return String(target[schemeEnd.upperBound...].prefix { $0 != "/" && $0 != "?" })
             }
         }

@@ -1,5 +1,9 @@
 import AuthMockCore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 internal import Foundation
+#endif
 
 /// What the observe checks report, and the TLS story findings quote: words about what the client did,
 /// never a verdict.
@@ -75,7 +79,7 @@ extension Narrator {
                 + "characters outside ASCII were replaced or dropped)"
         }
         if String(validating: password, as: UTF8.self) != nil { return "the password in UTF-8" }
-        let hex = password.prefix(12).map { String(format: "%02x", $0) }.joined(separator: " ")
+        let hex = password.prefix(12).map { TextFormat.hex($0, width: 2) }.joined(separator: " ")
         return "the password in neither UTF-8 nor ASCII (bytes \(hex)\(password.count > 12 ? " …" : ""))"
     }
 

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The Digest challenge that credentials answer, as the engine issued it.
 struct AnsweredDigestChallenge {
@@ -283,7 +287,7 @@ extension Engine {
                 throw .challenge(
                     .digestNCReplay,
                     "nc \(credentials.nc) is more than \(NCWindow.width) below the highest nc seen for this nonce "
-                        + "(\(String(format: "%08x", highest))): a replay cannot be ruled out"
+                        + "(\(TextFormat.hex(highest, width: 8))): a replay cannot be ruled out"
                 )
             }
         }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What a Digest challenge's successful answers add in `Authentication-Info` (`Proxy-Authentication-Info`
 /// on the proxy hop), RFC 7616 §3.5: a `nextnonce` for the client's next request, and the `rspauth` that

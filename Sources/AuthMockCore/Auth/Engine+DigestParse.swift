@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Digest credentials as read from the field: every parameter, and the ones the checks use.
 struct DigestCredentials {

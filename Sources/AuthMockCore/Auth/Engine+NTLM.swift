@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension Engine {
     /// Handles `Authorization: NTLM …` or `Authorization: Negotiate …` (SPNEGO around NTLM).
@@ -94,7 +98,7 @@ extension Engine {
         random: inout some RandomNumberGenerator, presented: inout PresentedCredentials
     ) -> AuthOutcome {
         presented.params = (presented.params ?? [:])
-            .merging(["message": "NEGOTIATE", "flags": String(format: "%08x", flags)]) { $1 }
+            .merging(["message": "NEGOTIATE", "flags": TextFormat.hex(flags, width: 8)]) { $1 }
         let serverChallenge = options.serverChallenge ?? random.bytes(8)
         let challenge = NTLMMessage.challenge(
             serverChallenge: serverChallenge, clientFlags: flags, domain: options.domain, server: options.server,
@@ -135,7 +139,7 @@ extension Engine {
         presented.user = auth.user
         presented.params = (presented.params ?? [:]).merging([
             "message": "AUTHENTICATE", "domain": auth.domain, "workstation": auth.workstation,
-            "flags": String(format: "%08x", auth.flags),
+            "flags": TextFormat.hex(auth.flags, width: 8),
             "version": auth.ntResponse.count > 24 ? "NTLMv2" : auth.ntResponse.count == 24 ? "NTLMv1" : "anonymous",
         ]) { $1 }
         let serverChallenge = try challengeAnswered(by: auth, negotiate: negotiate, on: connection)

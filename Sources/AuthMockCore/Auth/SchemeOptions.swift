@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What one scheme's challenge options (``BasicChallenge``, ``DigestChallenge``, ``NTLMChallenge``) know of
 /// themselves: the keys a scenario writes them with, how they are read, how they read to people, the

@@ -1,6 +1,10 @@
 internal import CCrypt
 internal import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Synchronization
 
 /// A password the scenario knows only by a one-way hash, as Apache's user files store it.

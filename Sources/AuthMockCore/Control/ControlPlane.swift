@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The `/_authmock/` endpoints, routed from one table, outside the engines that decide exchanges.
 ///

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension Engine {
     /// The opaque value of each Digest challenge that has one, by challenge index: fixed, or drawn once.

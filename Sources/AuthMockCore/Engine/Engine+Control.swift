@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The answers the control plane (``ControlPlane``) builds from, and the journal page's shape.
 extension Engine {

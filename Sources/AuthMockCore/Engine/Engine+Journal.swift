@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension Engine {
     /// Keeps an entry in the journal. Every entry an engine produces passes here: the log gives it its

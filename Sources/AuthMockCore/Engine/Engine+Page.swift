@@ -1,5 +1,9 @@
 internal import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension Engine {
     /// `GET /_authmock/`: the live page a person opens while debugging a client against `serve` — the
@@ -33,11 +37,11 @@ extension Engine {
         if let tls = scenarioState.tlsDescription {
             // The same facts as the ready line's `tls` (CA file, pins…), one per line.
             html += "<h3>TLS</h3>"
-            if let facts = (try? JSONSerialization.jsonObject(with: Data(tls))) as? [String: Any] {
+            if let facts = try? JSONDecoder().decode([String: JSONValue].self, from: Data(tls)) {
                 html += "<dl id=\"tls\">\n"
                 for key in facts.keys.sorted() {
                     html += "<dt>\(JournalHTML.escape(key))</dt>"
-                        + "<dd><code>\(JournalHTML.escape("\(facts[key]!)"))</code></dd>\n"
+                        + "<dd><code>\(JournalHTML.escape(facts[key]!.text))</code></dd>\n"
                 }
                 html += "</dl>\n"
             } else {

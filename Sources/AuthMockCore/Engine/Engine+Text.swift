@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The text of answers: plain bodies, reason phrases, `{user}` and `{name}` templates, scheme names.
 extension Engine {
@@ -51,7 +55,7 @@ extension Engine {
     /// Replaces `{name}` by `values[name]`; unknown names stay as they are.
     static func fill(_ text: String, _ values: [String: String]) -> String {
         var result = text
-        for (name, value) in values { result = result.replacingOccurrences(of: "{\(name)}", with: value) }
+        for (name, value) in values { result = result.replacing("{\(name)}", with: value) }
         return result
     }
 

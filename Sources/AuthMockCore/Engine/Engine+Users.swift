@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A user as the running scenario knows them: the password may have changed, the user may be locked
 /// or gone, and the passwords they had before are remembered to recognise a client that keeps using them.
@@ -146,7 +150,7 @@ extension Engine {
             return Exchange(response: Self.json(scenarioState.users.map(UserStatus.init)))
         }
         guard request.method == "POST" else { return Exchange(response: Self.methodNotAllowed(allow: "POST")) }
-        let decodedName = name.removingPercentEncoding ?? name
+        let decodedName = PercentEncoding.decode(name) ?? name
         guard scenarioState.users.contains(where: { $0.user.name == decodedName }) else {
             return Exchange(response: Self.plain(status: 404, "404 Not Found: no user named '\(decodedName)'\n"))
         }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Decides what to answer: scenario + state + request (+ clock + random source) → response + journal entry.
 ///

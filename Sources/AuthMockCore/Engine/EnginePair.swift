@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The origin and, when the scenario has a `proxy:` section, the forward proxy in front of it: two
 /// engines, one random source, and the journal of both hops in one sequence.

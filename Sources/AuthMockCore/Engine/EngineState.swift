@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What changes while a scenario is served and is shared by every connection: users, nonces, the
 /// timeline, the faults played. Per-connection state is apart, in ``ConnectionStates``; the journal in

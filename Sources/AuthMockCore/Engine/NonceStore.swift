@@ -1,5 +1,9 @@
 internal import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Mints and recognises Digest nonces.
 ///

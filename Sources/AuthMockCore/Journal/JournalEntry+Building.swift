@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 internal import Crypto
 
 /// The three kinds of entries the engine journals, built in one place each. They leave `seq` at 0 and

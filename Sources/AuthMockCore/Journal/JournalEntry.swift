@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One exchange as the journal records it: what arrived, what the engine made of it, what was sent back.
 ///

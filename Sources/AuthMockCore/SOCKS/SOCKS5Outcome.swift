@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What one call of ``SOCKS5Session`` gives the shell.
 public struct SOCKS5Step: Sendable, Equatable {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// How the loader reads the files a scenario names (`users: {htpasswd: users.htpasswd}`).
 ///
@@ -29,9 +33,20 @@ public struct ScenarioFileReader: Sendable {
     /// directory (to the working directory for text that came from no file).
     public static func resolve(_ path: String, relativeTo scenarioFile: String) -> String {
         guard !path.hasPrefix("/") else { return path }
-        let directory = (scenarioFile as NSString).deletingLastPathComponent
+        let directory = directoryPart(of: scenarioFile)
         guard !directory.isEmpty, !scenarioFile.hasPrefix("<") else { return path }
-        return (directory as NSString).appendingPathComponent(path)
+        return directory.hasSuffix("/") ? directory + path : directory + "/" + path
+    }
+
+    /// What NSString's `deletingLastPathComponent` gave: the path without its last component, with runs of
+    /// slashes made one and no trailing slash ("" for a bare name, "/" for a file at the root).
+    static func directoryPart(of path: String) -> String {
+        let absolute = path.hasPrefix("/")
+        var components = path.split(separator: "/")
+        guard components.count > (absolute ? 0 : 1) else { return absolute ? "/" : "" }
+        components.removeLast()
+        let directory = components.joined(separator: "/")
+        return absolute ? "/" + directory : directory
     }
 
     /// Why a read failed, in a few words.
@@ -44,6 +59,6 @@ public struct ScenarioFileReader: Sendable {
             default: break
             }
         }
-        return (error as NSError).localizedDescription
+        return String(describing: error)
     }
 }

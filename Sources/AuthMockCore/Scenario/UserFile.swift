@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Apache's user files, read strictly: every line that is not a user, a comment or blank is an error at
 /// `file:line:column`, like scenario files.
@@ -16,7 +20,7 @@ enum UserFile {
     static func entries(_ text: String) -> [Line] {
         var lines: [Line] = []
         // "\r\n" is one Character in Swift: normalise it before splitting on "\n".
-        let normalised = text.replacingOccurrences(of: "\r\n", with: "\n")
+        let normalised = text.replacing("\r\n", with: "\n")
         for (index, line) in normalised.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let trimmed = line.drop { $0 == " " || $0 == "\t" }
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }

@@ -113,10 +113,10 @@ final class HTTP2Failures {
         default: break
         }
         var text = String(describing: error)
-        if let location = text.range(of: #"(, )?location: "?[^")]*"?"#, options: .regularExpression) {
+        if let location = text.firstMatch(of: #/(, )?location: "?[^")]*"?/#)?.range {
             text.removeSubrange(location)
         }
-        if let location = text.range(of: #"(, )?file: "[^"]*", line: [0-9]+"#, options: .regularExpression) {
+        if let location = text.firstMatch(of: #/(, )?file: "[^"]*", line: [0-9]+/#)?.range {
             text.removeSubrange(location)
         }
         if text.hasSuffix("()") { text.removeLast(2) }

@@ -1,5 +1,9 @@
 import AuthMockCore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import NIOConcurrencyHelpers
 
 /// The lock around the origin's and the proxy's engines (an ``EnginePair``), and where their journal

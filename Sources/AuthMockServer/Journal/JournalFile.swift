@@ -1,5 +1,10 @@
 import AuthMockCore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Dispatch
 
 /// Appends journal entries to a file as JSON lines, off the event loop.
 ///
@@ -7,15 +12,12 @@ import Foundation
 /// queue and syncs the file, which is how shutdown guarantees that no entry is lost.
 final class JournalFile: @unchecked Sendable {
     private let queue = DispatchQueue(label: "authmock.journal")
-    private let handle: FileHandle
+    private let handle: DescriptorOutput
     /// Only touched on `queue`.
     private var closed = false
 
     init(path: String) throws {
-        guard FileManager.default.createFile(atPath: path, contents: nil) else {
-            throw JournalFileError(path: path)
-        }
-        guard let handle = FileHandle(forWritingAtPath: path) else { throw JournalFileError(path: path) }
+        guard let handle = DescriptorOutput(creating: path) else { throw JournalFileError(path: path) }
         self.handle = handle
     }
 
@@ -25,7 +27,7 @@ final class JournalFile: @unchecked Sendable {
         queue.async { [self] in
             // A full disk or a closed pipe must not take the server down: the in-memory journal still has it.
             guard !closed else { return }
-            try? handle.write(contentsOf: Data((entry.jsonLine() + "\n").utf8))
+            handle.write((entry.jsonLine() + "\n").utf8)
         }
     }
 
@@ -34,8 +36,8 @@ final class JournalFile: @unchecked Sendable {
         queue.sync { [self] in
             guard !closed else { return }
             closed = true
-            try? handle.synchronize()
-            try? handle.close()
+            handle.synchronize()
+            handle.close()
         }
     }
 }

@@ -1,5 +1,9 @@
 import AuthMockCore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What a host reads of a running server (its addresses, TLS files, journal, users and state sizes) and
 /// what it changes (users, certificate, reset), as the control endpoints do.
@@ -24,7 +28,7 @@ extension AuthMockServer {
     public var httpURL: String? {
         state.withLockedValue { $0.plainChannel?.localAddress?.port }.map {
             named(Self.url(host: configuration.host, port: $0, tls: true))
-                .replacingOccurrences(of: "https://", with: "http://")
+                .replacing("https://", with: "http://")
         }
     }
 
@@ -39,8 +43,8 @@ extension AuthMockServer {
     public var otherHostURL: String {
         let main = url
         if scenario.subdomains { return Self.rename(main, from: Scenario.HostNames.first, to: "127.0.0.1") }
-        if main.contains("//localhost:") { return main.replacingOccurrences(of: "//localhost:", with: "//127.0.0.1:") }
-        if main.contains("//127.0.0.1:") { return main.replacingOccurrences(of: "//127.0.0.1:", with: "//localhost:") }
+        if main.contains("//localhost:") { return main.replacing("//localhost:", with: "//127.0.0.1:") }
+        if main.contains("//127.0.0.1:") { return main.replacing("//127.0.0.1:", with: "//localhost:") }
         return main
     }
 
@@ -61,7 +65,9 @@ extension AuthMockServer {
     public var otherHostUserinfoURL: String {
         let main = url
         let other = otherHostURL
-        guard let schemeEnd = other.range(of: "://"), let host = URLComponents(string: main)?.host else { return other }
+        guard let schemeEnd = other.firstRange(of: "://"), let host = URLComponents(string: main)?.host else {
+            return other
+        }
         return String(other[..<schemeEnd.upperBound]) + host + ":@" + String(other[schemeEnd.upperBound...])
     }
 
@@ -84,7 +90,7 @@ extension AuthMockServer {
     }
 
     private static func rename(_ url: String, from old: String, to new: String) -> String {
-        url.replacingOccurrences(of: "//\(old):", with: "//\(new):")
+        url.replacing("//\(old):", with: "//\(new):")
     }
 
     /// The forward proxy's URL (`http://127.0.0.1:PORT`) when the scenario has a `proxy:` section;

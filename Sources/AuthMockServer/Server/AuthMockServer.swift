@@ -1,6 +1,11 @@
 import AuthMockCertificates
 import AuthMockCore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Dispatch
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore

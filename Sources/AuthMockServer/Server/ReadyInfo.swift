@@ -1,5 +1,9 @@
 import AuthMockCore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What `authmock serve` prints as its one JSON ready line (and writes to `--ready-file`).
 ///

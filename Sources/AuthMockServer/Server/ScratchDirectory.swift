@@ -1,4 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Where authmock puts the files it makes for a run and removes after it: generated certificates, and the
 /// runner's per-case directories (client output, certificates, bodies).
@@ -10,9 +19,8 @@ public enum ScratchDirectory {
         if let tmpdir = ProcessInfo.processInfo.environment["TMPDIR"], !tmpdir.isEmpty {
             return FileManager.default.temporaryDirectory
         }
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: "/dev/shm", isDirectory: &isDirectory), isDirectory.boolValue,
-           access("/dev/shm", W_OK | X_OK) == 0 {
+        var status = stat()
+        if stat("/dev/shm", &status) == 0, status.st_mode & S_IFMT == S_IFDIR, access("/dev/shm", W_OK | X_OK) == 0 {
             return URL(fileURLWithPath: "/dev/shm", isDirectory: true)
         }
         return FileManager.default.temporaryDirectory

@@ -1,6 +1,10 @@
 import AuthMockCertificates
 import AuthMockCore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// How an ``AuthMockServer`` listens and what it tolerates from clients.
 public struct ServerConfiguration: Sendable {

@@ -45,7 +45,7 @@ enum TLSFailure {
             return "the client closed the connection during the handshake, without an alert"
         }
         // Keep BoringSSL's reason codes, not its source paths.
-        let codes = raw.components(separatedBy: "OPENSSL_internal:").dropFirst().map {
+        let codes = raw.split(separator: "OPENSSL_internal:", omittingEmptySubsequences: false).dropFirst().map {
             $0.prefix { $0.isUppercase || $0 == "_" || $0.isNumber }
         }
         return codes.isEmpty
@@ -64,7 +64,7 @@ enum TLSFailure {
     static func alert(_ error: any Error) -> String? {
         let raw = String(describing: error)
         for prefix in ["SSLV3_ALERT_", "TLSV1_ALERT_"] {
-            guard let start = raw.range(of: prefix)?.upperBound else { continue }
+            guard let start = raw.firstRange(of: prefix)?.upperBound else { continue }
             let name = raw[start...].prefix { $0.isUppercase || $0 == "_" || $0.isNumber }
             if !name.isEmpty { return name.lowercased() }
         }

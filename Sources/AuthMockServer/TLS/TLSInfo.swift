@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What clients need to trust and pin the server: file paths and pins. Part of the ready line as `tls`.
 ///

@@ -1,6 +1,10 @@
 import AuthMockCertificates
 import AuthMockCore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import NIOConcurrencyHelpers
 import NIOSSL
 
@@ -167,7 +171,7 @@ extension TLSInfo {
             CocoaError(
                 .fileWriteUnknown,
                 userInfo: [
-                    NSFilePathErrorKey: path, NSUnderlyingErrorKey: POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO),
+                    "NSFilePath": path, "NSUnderlyingError": POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO),
                 ]
             )
         }
