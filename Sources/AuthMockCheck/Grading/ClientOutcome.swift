@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
-internal import Foundation
+import Foundation
 #endif
 #if canImport(Glibc)
 import Glibc

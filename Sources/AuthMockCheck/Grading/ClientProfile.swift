@@ -1,8 +1,8 @@
 public import AuthMockCore
 #if canImport(FoundationEssentials)
-internal import FoundationEssentials
+import FoundationEssentials
 #else
-internal import Foundation
+import Foundation
 #endif
 
 /// How to run one HTTP client against a case: its command line, the arguments that depend on which

@@ -1,8 +1,8 @@
 public import AuthMockCore
 #if canImport(FoundationEssentials)
-internal import FoundationEssentials
+import FoundationEssentials
 #else
-internal import Foundation
+import Foundation
 #endif
 
 /// Reads client profiles (`clients/NAME.yaml`) strictly, with the scenario loader's diagnostics.
