@@ -188,19 +188,7 @@ extension AuthMockCommand {
                 handler.logLevel = level
                 return handler
             }
-            var identity: TLSIdentity?
-            if let cert, let key {
-                do {
-                    identity = try TLSIdentity.load(
-                        chainPEM: String(contentsOfFile: cert, encoding: .utf8),
-                        privateKeyPEM: String(contentsOfFile: key, encoding: .utf8),
-                        trustPEM: try ca.map { try String(contentsOfFile: $0, encoding: .utf8) }
-                    )
-                } catch {
-                    printError("authmock: cannot use --cert \(cert) and --key \(key): \(error)")
-                    throw exitInvalidScenario
-                }
-            }
+            let identity = try loadIdentity()
             let server = AuthMockServer(
                 scenario: scenario, configuration: serverConfiguration(identity: identity),
                 logger: Logger(label: "authmock")
@@ -235,6 +223,21 @@ extension AuthMockCommand {
             let signal = await signals.wait()
             printError("authmock: \(signal), shutting down")
             try await server.shutdown()
+        }
+
+        /// The certificate of `--cert`/`--key` (and `--ca`), or nil for a generated identity.
+        private func loadIdentity() throws -> TLSIdentity? {
+            guard let cert, let key else { return nil }
+            do {
+                return try TLSIdentity.load(
+                    chainPEM: String(contentsOfFile: cert, encoding: .utf8),
+                    privateKeyPEM: String(contentsOfFile: key, encoding: .utf8),
+                    trustPEM: try ca.map { try String(contentsOfFile: $0, encoding: .utf8) }
+                )
+            } catch {
+                printError("authmock: cannot use --cert \(cert) and --key \(key): \(error)")
+                throw exitInvalidScenario
+            }
         }
 
         /// The server's configuration, from the options.
