@@ -36,8 +36,14 @@ extension AuthMockCommand {
                 """
         )
 
-        @Option(help: ArgumentHelp("Directory of case files.", valueName: "dir"))
-        var suite = "scenarios/conformance"
+        @Option(
+            help: ArgumentHelp(
+                "Directory of case files (default: the shipped scenarios/conformance, found by AUTHMOCK_SHARE, "
+                    + "beside the binary, in its source checkout, or in the working directory).",
+                valueName: "dir"
+            )
+        )
+        var suite: String?
 
         @Option(
             name: .customLong("case"),
@@ -155,11 +161,13 @@ extension AuthMockCommand {
             )
         }
 
-        func run() async throws {
+        mutating func run() async throws {
             if let problem = usageProblem() {
                 printError("authmock check: \(problem)")
                 throw ExitCode(2)
             }
+            let suite = try self.suite ?? SharedData.locate(SharedData.suite, for: "check", flag: "--suite")
+            self.suite = suite
             let all: [ConformanceCase]
             do {
                 all = try Suite.load(directory: suite)
@@ -216,7 +224,7 @@ extension AuthMockCommand {
                     throw ExitCode(2)
                 }
                 printError(
-                    "authmock check: no case in \(suite) matches \(cases.joined(separator: ", ")) "
+                    "authmock check: no case in \(suite ?? "") matches \(cases.joined(separator: ", ")) "
                         + "— `authmock check --list` shows the names"
                 )
                 throw ExitCode(2)
@@ -233,7 +241,7 @@ extension AuthMockCommand {
                 for (id, position) in zip(note.cases, note.casePositions) where !all.contains(where: { $0.id == id }) {
                     printError(
                         "\(Self.profilePath(client)):\(position.line):\(position.column): "
-                            + "warning: no case '\(id)' in \(suite)"
+                            + "warning: no case '\(id)' in \(suite ?? "")"
                     )
                 }
             }
@@ -279,20 +287,23 @@ extension AuthMockCommand {
             }
         }
 
-        /// `curl` → `clients/curl.yaml`; a path is read as it is.
+        /// `curl` → `clients/curl.yaml` where the shipped profiles are (`SharedData`); a path is read as it is.
         static func profilePath(_ name: String) -> String {
-            name.contains("/") || name.hasSuffix(".yaml") ? name : "clients/\(name).yaml"
+            guard !(name.contains("/") || name.hasSuffix(".yaml")) else { return name }
+            return SharedData.share.locate("clients/\(name).yaml") ?? "clients/\(name).yaml"
         }
 
         static func loadProfile(_ name: String) -> ClientProfile? {
             let path = profilePath(name)
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-                let known = (try? FileManager.default.contentsOfDirectory(atPath: "clients"))?
+                let directory = SharedData.share.locate("clients") ?? "clients"
+                let known = (try? FileManager.default.contentsOfDirectory(atPath: directory))?
                     .filter { $0.hasSuffix(".yaml") }.map { String($0.dropLast(5)) }.sorted() ?? []
+                let tried = path == name ? "" : " (looked in \(SharedData.share.tried("clients/\(name).yaml")))"
                 printError(
-                    "\(path):1:1: cannot read the client profile — "
+                    "\(path):1:1: cannot read the client profile\(tried) — "
                         + (known.isEmpty
-                            ? "run from the repository root or give a profile file"
+                            ? "set AUTHMOCK_SHARE to the directory holding clients/, or give a profile file"
                             : "known profiles: \(known.joined(separator: ", "))")
                 )
                 return nil

@@ -40,10 +40,12 @@ extension AuthMockCommand {
 
         @Option(
             help: ArgumentHelp(
-                "Client profiles whose `notes:` and `cells:` explain their verdicts (directory).", valueName: "dir"
+                "Client profiles whose `notes:` and `cells:` explain their verdicts "
+                    + "(directory; default: the shipped clients/, found as `check` finds its suite).",
+                valueName: "dir"
             )
         )
-        var profiles = "clients"
+        var profiles: String?
 
         @Option(help: ArgumentHelp("Markdown to put at the top of the matrix: a reading guide.", valueName: "file"))
         var guide: String?
@@ -131,7 +133,7 @@ extension AuthMockCommand {
         /// The suite's cases, for the expectations on the HTML pages; nil when there is no suite to read, and a
         /// suite that does not load exits 2.
         private func suiteCases() throws -> [ConformanceCase]? {
-            let suiteDirectory = suite ?? "scenarios/conformance"
+            let suiteDirectory = suite ?? SharedData.share.locate(SharedData.suite) ?? SharedData.suite
             if suite != nil || FileManager.default.fileExists(atPath: suiteDirectory) {
                 do {
                     return try Suite.load(directory: suiteDirectory)
@@ -155,6 +157,7 @@ extension AuthMockCommand {
             var notes: [String: String] = [:]
             var cells: [String: [ClientProfile.CellNote]] = [:]
             var contradicted = false
+            let profiles = profiles ?? SharedData.share.locate("clients") ?? "clients"
             for suite in suites {
                 let path = "\(profiles)/\(suite.client).yaml"
                 // A report of a bare command (`authmock check -- curl …`) has no profile: nothing to explain it.

@@ -11,7 +11,15 @@ enum ScenarioFiles {
     /// Reads and validates a scenario file from disk, or prints every diagnostic to stderr and returns nil.
     /// Through the case loader, so that `serve` and `validate` also refuse a conformance case whose
     /// `case:` or `expect:` section is wrong, as they always have; the case itself is not served.
+    /// A relative path missing from the working directory is also looked for among the shipped files
+    /// (`SharedData`), so that `authmock serve scenarios/basic.yaml` works wherever authmock is installed.
     static func load(_ path: String) -> Scenario? {
+        var path = path
+        if !path.hasPrefix("/"), !FileManager.default.fileExists(atPath: path),
+            let shipped = SharedData.share.locate(path)
+        {
+            path = shipped
+        }
         do {
             return try CaseLoader.load(file: path, files: .fileSystem).scenario
         } catch {
