@@ -49,7 +49,16 @@ cp "$here/bin/authmock" "$PREFIX/bin/.authmock.new"
 chmod 755 "$PREFIX/bin/.authmock.new"
 mv -f "$PREFIX/bin/.authmock.new" "$PREFIX/bin/authmock"
 
-echo "installed authmock $("$PREFIX/bin/authmock" --version) in $PREFIX/bin (data in $PREFIX/share/authmock)"
+# The binary links libcrypto, libcrypt and libyaml from the system; name the package of one that is missing.
+if ! version=$("$PREFIX/bin/authmock" --version 2>&1); then
+    echo "install.sh: $PREFIX/bin/authmock does not run here: $version" >&2
+    case $version in
+        *libyaml*) echo "install.sh: install libyaml (Debian, Ubuntu: apt-get install libyaml-0-2)" >&2 ;;
+        *libcrypto*) echo "install.sh: install OpenSSL 3's libcrypto (Debian, Ubuntu: apt-get install libssl3)" >&2 ;;
+    esac
+    exit 1
+fi
+echo "installed authmock $version in $PREFIX/bin (data in $PREFIX/share/authmock)"
 case ":$PATH:" in
     *":$PREFIX/bin:"*) ;;
     *) echo "note: $PREFIX/bin is not on PATH; add it: export PATH=\"$PREFIX/bin:\$PATH\"" ;;
