@@ -30,9 +30,23 @@ def test_the_release_runs_on_version_tags_for_both_architectures():
     assert str(build["container"]).startswith("swift:6."), "built in the Swift image"
     runs = [step.get("run", "") for step in build["steps"]]
     assert any(re.search(r"^\s*ci/release\s*$", run, re.M) for run in runs), "the release build is ci/release"
-    assert any("ci/tarball-check" in run and "${{ matrix.arch }}" in run for run in runs)
     # The tag must name the version the binary reports: the tarball's name comes from `authmock --version`.
     assert any('authmock-${GITHUB_REF_NAME#v}-linux-${{ matrix.arch }}.tar.gz' in run for run in runs)
+    # Every package Package.swift links is installed where it builds (a CYAML without libyaml-dev fails).
+    packages = " ".join(runs)
+    for package in re.findall(r'\.apt\(\[([^]]*)\]\)', (ROOT / "Package.swift").read_text()):
+        for name in re.findall(r'"([^"]+)"', package):
+            assert name in packages, f"release.yml does not install {name}, which Package.swift names"
+
+
+def test_the_tarball_is_checked_outside_the_swift_image():
+    # ci/tarball-check refuses a machine with swift on /usr/bin:/bin, which the Swift image is.
+    verify = load_workflow()["jobs"]["verify"]
+    assert "container" not in verify and verify["needs"] == "tarball"
+    runs = [step.get("run", "") for step in verify["steps"]]
+    assert any("ci/tarball-check" in run and "${{ matrix.arch }}" in run for run in runs)
+    assert any("libyaml-0-2" in run for run in runs), "the binary links libyaml at run time"
+    assert set(load_workflow()["jobs"]["publish"]["needs"]) == {"tarball", "verify"}
 
 
 def test_the_release_attaches_what_ci_release_writes():
@@ -41,7 +55,6 @@ def test_the_release_attaches_what_ci_release_writes():
     assert len(uploads) == 1
     paths = uploads[0]["with"]["path"]
     assert "out/release/*.tar.gz" in paths and "out/release/*.tar.gz.sha256" in paths
-    assert jobs["publish"]["needs"] == "tarball"
     publish = " ".join(step.get("run", "") for step in jobs["publish"]["steps"])
     assert "gh release upload" in publish and "dist/*.tar.gz.sha256" in publish
     script = (ROOT / "ci" / "release").read_text()

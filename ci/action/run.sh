@@ -62,19 +62,34 @@ install() {
     fi
 }
 
+# words TEXT ARRAY: TEXT split as a shell would split it (quotes kept together), into the array named ARRAY,
+# without running it: an input such as `args: ${{ github.event.pull_request.title }}` stays words.
+words() {
+    local -n into=$2
+    mapfile -d '' -t into < <(python3 -c 'import shlex, sys
+sys.stdout.write("".join(word + "\0" for word in shlex.split(sys.argv[1])))' "$1")
+}
+
 check() {
     local arguments=(check --no-color --junit "$reports/junit.xml" --json "$reports/report.json"
         --markdown "$reports/summary.md" --html "$reports/html")
-    local glob
-    for glob in ${AUTHMOCK_CASES//,/ }; do arguments+=(--case "$glob"); done
+    local glob globs=()
+    # Split on commas and blanks without the shell expanding `basic.*` against the workspace's files.
+    IFS=$', \t\n' read -r -a globs <<<"${AUTHMOCK_CASES:-}"
+    for glob in "${globs[@]}"; do arguments+=(--case "$glob"); done
     [ -z "${AUTHMOCK_JOBS:-}" ] || arguments+=(--jobs "$AUTHMOCK_JOBS")
-    if [ -n "${AUTHMOCK_ARGS:-}" ]; then eval "arguments+=($AUTHMOCK_ARGS)"; fi
+    if [ -n "${AUTHMOCK_ARGS:-}" ]; then
+        local extra=()
+        words "$AUTHMOCK_ARGS" extra
+        arguments+=("${extra[@]}")
+    fi
     local label
     if [ -n "${AUTHMOCK_CLIENT:-}" ]; then
         arguments+=(--client "$AUTHMOCK_CLIENT")
         label=$AUTHMOCK_CLIENT
     elif [ -n "${AUTHMOCK_COMMAND:-}" ]; then
-        eval "local command=($AUTHMOCK_COMMAND)"
+        local command=()
+        words "$AUTHMOCK_COMMAND" command
         arguments+=(-- "${command[@]}")
         label=${command[0]}
     else
@@ -88,8 +103,11 @@ check() {
     output report-dir "$reports"
     local passed=0 failed=0
     if [ -f "$reports/report.json" ]; then
-        passed=$(grep -c '"verdict" *: *"pass"' "$reports/report.json" || true)
-        failed=$(grep -c '"verdict" *: *"fail"' "$reports/report.json" || true)
+        # The cases' own verdicts (a gated case's judgements carry verdicts of their own).
+        read -r passed failed < <(python3 -c 'import json, sys
+cases = json.load(open(sys.argv[1]))["cases"]
+print(sum(c["verdict"] == "pass" for c in cases), sum(c["verdict"] == "fail" for c in cases))' \
+            "$reports/report.json")
     fi
     output passed "$passed"
     output failed "$failed"
