@@ -39,6 +39,16 @@ if [ $# -gt 0 ]; then
 fi
 
 [ -x "$here/bin/authmock" ] || { echo "install.sh: no bin/authmock beside install.sh ($here)" >&2; exit 2; }
+# Before anything in PREFIX is replaced: the binary links libcrypto, libcrypt and libyaml from the system;
+# name the package of one that is missing, and leave a working install as it was.
+if ! version=$("$here/bin/authmock" --version 2>&1); then
+    echo "install.sh: $here/bin/authmock does not run here: $version" >&2
+    case $version in
+        *libyaml*) echo "install.sh: install libyaml (Debian, Ubuntu: apt-get install libyaml-0-2)" >&2 ;;
+        *libcrypto*) echo "install.sh: install OpenSSL 3's libcrypto (Debian, Ubuntu: apt-get install libssl3)" >&2 ;;
+    esac
+    exit 1
+fi
 mkdir -p "$PREFIX/bin" "$PREFIX/share/doc"
 # The data is replaced as a whole, so that a case removed upstream does not linger from an older install.
 rm -rf "$PREFIX/share/authmock" "$PREFIX/share/doc/authmock"
@@ -49,15 +59,6 @@ cp "$here/bin/authmock" "$PREFIX/bin/.authmock.new"
 chmod 755 "$PREFIX/bin/.authmock.new"
 mv -f "$PREFIX/bin/.authmock.new" "$PREFIX/bin/authmock"
 
-# The binary links libcrypto, libcrypt and libyaml from the system; name the package of one that is missing.
-if ! version=$("$PREFIX/bin/authmock" --version 2>&1); then
-    echo "install.sh: $PREFIX/bin/authmock does not run here: $version" >&2
-    case $version in
-        *libyaml*) echo "install.sh: install libyaml (Debian, Ubuntu: apt-get install libyaml-0-2)" >&2 ;;
-        *libcrypto*) echo "install.sh: install OpenSSL 3's libcrypto (Debian, Ubuntu: apt-get install libssl3)" >&2 ;;
-    esac
-    exit 1
-fi
 echo "installed authmock $version in $PREFIX/bin (data in $PREFIX/share/authmock)"
 case ":$PATH:" in
     *":$PREFIX/bin:"*) ;;
