@@ -1,5 +1,5 @@
-"""A stand-in for the authmock binary, for what today's server cannot show: a control token in the ready
-line, the headers the fixture sends on control requests, and a bad exit status on SIGTERM.
+"""A stand-in for the authmock binary, for what the real one does not report back: the headers the fixture
+sends on control requests (its token and content type), and a bad exit status on SIGTERM.
 
     fake_authmock.py serve SCENARIO --port 0      (env FAKE_LOG: a file of one JSON line per control request;
                                                    FAKE_EXIT: the exit status on SIGTERM, default 0)

@@ -123,6 +123,21 @@ def test_take_request_waits_for_a_request_and_skips_other_entries(authmock_serve
     assert server.take_request()["verdict"] == "basic.ok"
 
 
+def test_the_real_server_off_loopback_takes_the_fixtures_control_requests(authmock_server):
+    # Bound to every address, the server refuses control requests without its token (401) and POSTs without
+    # a JSON content type (415): the fixture's journal, password change and reset must still go through,
+    # and a request without the token must not.
+    server = authmock_server("scenarios/basic.yaml", "--host", "0.0.0.0", "--control-token", "fixture-token")
+    assert server.control_token == "fixture-token"
+    server.set_password("alice", "changed")
+    assert get(server.url, "alice:changed") == 200
+    server.reset()
+    assert [entry["verdict"] for entry in server.journal()] == []
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.build_opener(urllib.request.ProxyHandler({})).open(server.url + "_authmock/journal")
+    assert refused.value.code == 401
+
+
 def test_control_requests_carry_the_token_and_a_json_content_type(authmock_server, tmp_path, monkeypatch):
     log = fake_binary(tmp_path, monkeypatch)
     server = authmock_server(FAKE_SCENARIO)
@@ -178,8 +193,9 @@ def test_a_server_that_does_not_exit_0_on_sigterm_errors_at_teardown(inner, tmp_
     result.stdout.fnmatch_lines(["*authmock did not stop cleanly*", "*fake: exit status 3*"])
 
 
-def test_the_console_script_execs_the_bundled_binary_with_its_share(tmp_path):
-    # A package whose _data holds a stand-in binary that prints its arguments and AUTHMOCK_SHARE.
+def test_the_console_script_execs_the_bundled_binary(tmp_path):
+    # A package whose _data holds a stand-in binary that prints its arguments and AUTHMOCK_SHARE (unset: the
+    # binary finds _data/share/authmock beside its bin/ itself, so a checkout's binary keeps its checkout's).
     data = tmp_path / "_data"
     (data / "bin").mkdir(parents=True)
     (data / "share" / "authmock").mkdir(parents=True)
@@ -191,7 +207,7 @@ def test_the_console_script_execs_the_bundled_binary_with_its_share(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "AUTHMOCK_SHARE"}
     env["PYTHONPATH"] = PACKAGE_PARENT
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
-    assert out == f"{data}/bin/authmock|check --client a b|{data}/share/authmock\n"
+    assert out == f"{data}/bin/authmock|check --client a b|\n"
 
 
 @pytest.mark.skipif(authmock.bundled_binary() is None, reason="the source tree carries no binary (wheel only)")

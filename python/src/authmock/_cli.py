@@ -3,7 +3,7 @@
 import os
 import sys
 
-from . import _ensure_executable, bundled_binary, bundled_share
+from . import _ensure_executable, bundled_binary
 
 
 def main(argv=None):
@@ -13,11 +13,7 @@ def main(argv=None):
         sys.stderr.write("authmock: this installation of the authmock package carries no binary "
                          "(build the wheel with python/build-wheel)\n")
         return 2
-    share = bundled_share()
-    # The binary finds <exe dir>/../share/authmock by itself; the variable makes that explicit (and reaches
-    # older binaries' successors the same way). An AUTHMOCK_SHARE the user set wins.
-    if share is not None and "AUTHMOCK_SHARE" not in os.environ:
-        os.environ["AUTHMOCK_SHARE"] = str(share)
+    # The bundled binary finds its data beside it (<exe dir>/../share/authmock) by itself.
     try:
         _ensure_executable(binary)
     except OSError:

@@ -176,7 +176,10 @@ class AuthMockServer:
             data = json.dumps({} if body is None else body).encode()
         request = urllib.request.Request(url, data=data, method=method, headers=headers)
         try:
-            with urllib.request.urlopen(request, timeout=10, context=self.ssl_context) as response:
+            # No proxy from the environment: control requests (and their token) go straight to the server.
+            opener = urllib.request.build_opener(urllib.request.ProxyHandler({}),
+                                                 urllib.request.HTTPSHandler(context=self.ssl_context))
+            with opener.open(request, timeout=10) as response:
                 return json.loads(response.read() or b"null")
         except urllib.error.HTTPError as error:
             detail = error.read().decode("utf-8", "replace").strip()
@@ -213,14 +216,15 @@ def find_binary(binary=None):
 
 
 def find_share(binary):
-    """Where the shipped scenarios are, as the binary looks for them: $AUTHMOCK_SHARE, the package's
-    share/authmock, `<binary dir>/../share/authmock`, or the source checkout the binary was built in
-    (`.build/<config>/authmock`: the directory holding Package.swift and scenarios/conformance)."""
-    candidates = [os.environ.get("AUTHMOCK_SHARE"), bundled_share()]
+    """Where the shipped scenarios are, in the binary's own order: $AUTHMOCK_SHARE,
+    `<binary dir>/../share/authmock`, the source checkout the binary was built in (`.build/<config>/authmock`:
+    the directory holding Package.swift and scenarios/conformance); then this package's share/authmock."""
+    candidates = [os.environ.get("AUTHMOCK_SHARE")]
     real = Path(binary).resolve()
     candidates.append(real.parent.parent / "share" / "authmock")
     candidates.extend(parent for parent in real.parents
                       if (parent / "Package.swift").is_file() and (parent / "scenarios" / "conformance").is_dir())
+    candidates.append(bundled_share())
     for candidate in candidates:
         if candidate and Path(candidate, "scenarios").is_dir():
             return Path(candidate)
@@ -273,9 +277,8 @@ def start(scenario, *extra_args, binary=None, search_dirs=(), tmp_dir=None, read
     binary = find_binary(binary)
     share = find_share(binary)
     path = resolve_scenario(scenario, search_dirs=search_dirs, share=share, tmp_dir=tmp_dir)
+    # The binary finds its own files (the same order as find_share): a checkout's build keeps its checkout's.
     child_env = dict(os.environ if env is None else env)
-    if share is not None:
-        child_env.setdefault("AUTHMOCK_SHARE", str(share))
     command = [str(binary), "serve", str(path), "--port", "0", *map(str, extra_args)]
     try:
         process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
