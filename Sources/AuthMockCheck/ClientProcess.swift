@@ -3,11 +3,7 @@ import AuthMockServer
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
 import Foundation
-#endif
 #endif
 #if canImport(Glibc)
 import Glibc
@@ -87,6 +83,8 @@ struct ClientProcess {
                 stdout: .file(stdoutURL.path), stderr: .file(stderrURL.path), newProcessGroup: true
             )
         } catch {
+            // The pipe's reading end was the client's to close; without a client it is ours.
+            feeder?.closeReadEnd()
             throw .failed(program, "\(error)")
         }
         // Only the client reads: when it is gone, cat's pipe breaks.

@@ -83,6 +83,22 @@ struct ControlGuardTests {
         #expect(none.check(Self.request(host: "0.0.0.0:1", bearer: "anything"))?.reason == .tokenWrong)
     }
 
+    @Test func anEmptyConfiguredTokenMatchesNothing() {
+        // A library caller's `controlToken: ""` must not let `Authorization: Bearer ` (nothing after it) in.
+        let empty = ControlGuard(loopback: false, token: "", names: ["0.0.0.0"], listeners: [.init(port: 1, tls: false)])
+        #expect(empty.check(Self.request(host: "0.0.0.0:1", bearer: "")) != nil)
+        #expect(empty.check(Self.request(host: "0.0.0.0:1", headers: [HeaderField("Authorization", "Bearer ")])) != nil)
+    }
+
+    @Test func aForeignHostLearnsTheNamesOnlyOnLoopback() {
+        // Host is checked before the token: off loopback the refusal must not list this machine's addresses.
+        let wide = Self.wide.check(Self.request(host: "evil.example"))
+        #expect(wide?.reason == .host)
+        #expect(wide.map { !$0.detail.contains("10.1.2.3") } == true)
+        let local = Self.local.check(Self.request(host: "evil.example"))
+        #expect(local.map { $0.detail.contains("127.0.0.1:8080") } == true)
+    }
+
     // MARK: - The content type
 
     @Test func aTextPlainPostIs415EvenWithTheToken() {

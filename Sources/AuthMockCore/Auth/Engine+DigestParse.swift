@@ -146,19 +146,7 @@ extension Engine {
     static func decodeExtendedValue(_ value: String) -> String? {
         let parts = value.split(separator: "'", maxSplits: 2, omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].lowercased() == "utf-8" else { return nil }
-        var bytes: [UInt8] = []
-        var iterator = Array(parts[2].utf8).makeIterator()
-        while let byte = iterator.next() {
-            if byte == UInt8(ascii: "%") {
-                guard let high = iterator.next(), let low = iterator.next(), high.isHexDigit, low.isHexDigit,
-                    let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
-                else { return nil }
-                bytes.append(value)
-            } else {
-                bytes.append(byte)
-            }
-        }
-        return String(validating: bytes, as: UTF8.self)
+        return PercentEncoding.decode(String(parts[2]))
     }
 }
 

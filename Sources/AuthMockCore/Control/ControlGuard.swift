@@ -126,9 +126,12 @@ public struct ControlGuard: Sendable, Equatable {
         let host = String(fields[0][...].trimmingOWS())
         guard !hosts.contains(host.lowercased()) else { return nil }
         let quoted = host.count > 200 ? String(host.prefix(200)) + "…" : host
+        // The names (this machine's addresses among them) only to a caller on loopback: this answer comes
+        // before the token is checked.
+        let names = loopback ? " (names: \(hosts.sorted().joined(separator: ", ")))" : ""
         return Refusal(
             reason: .host,
-            detail: "Host '\(quoted)' is not a name of this server (names: \(hosts.sorted().joined(separator: ", "))); "
+            detail: "Host '\(quoted)' is not a name of this server\(names); "
                 + "a container reached by another name is allowed with --control-host NAME"
         )
     }
@@ -151,8 +154,9 @@ public struct ControlGuard: Sendable, Equatable {
     }
 
     /// Whether `candidate` is the token, in time that does not depend on where they differ.
+    /// An empty token (a library caller's `controlToken: ""`) matches nothing: the plane stays closed.
     func isToken(_ candidate: Substring) -> Bool {
-        guard let token else { return false }
+        guard let token, !token.isEmpty, !candidate.isEmpty else { return false }
         return constantTimeEquals(Array(candidate.utf8), Array(token.utf8))
     }
 

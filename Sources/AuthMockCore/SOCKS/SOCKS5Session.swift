@@ -260,9 +260,7 @@ public struct SOCKS5Session: Sendable {
         return [0x05, code, 0x00, 0x01] + address + [UInt8(port >> 8 & 0xFF), UInt8(port & 0xFF)]
     }
 
-    static func hex(_ byte: UInt8) -> String {
-        "0x" + (byte < 0x10 ? "0" : "") + String(byte, radix: 16)
-    }
+    static func hex(_ byte: UInt8) -> String { "0x" + TextFormat.hex(byte, width: 2) }
 
     static func commandName(_ code: UInt8) -> String {
         switch code {
