@@ -56,7 +56,7 @@ struct ClientProcess {
     ///     rewind); nil: /dev/null.
     static func run(
         _ arguments: [String], environment: [String: String], directory: URL, workingDirectory: String? = nil,
-        timeout: Double, crash: ClientProfile.CrashSignature = .init(), stdin: String? = nil
+        timeout: Double, crash: ClientProfile.CrashSignature = .init(), stdin: String? = nil, warm: WarmPool? = nil
     ) async throws(LaunchError) -> Result {
         let workingDirectory = workingDirectory ?? FileManager.default.currentDirectoryPath
         guard let program = arguments.first,
@@ -66,6 +66,14 @@ struct ClientProcess {
         }
         let stdoutURL = directory.appendingPathComponent("stdout")
         let stderrURL = directory.appendingPathComponent("stderr")
+        // A warm start has no pipe to hand over: a case whose body comes on stdin starts cold.
+        if let warm, stdin == nil {
+            let job = WarmJob(
+                argv: arguments, env: environment, cwd: workingDirectory, stdout: stdoutURL.path,
+                stderr: stderrURL.path
+            )
+            if let result = try await runWarm(job, pool: warm, timeout: timeout, crash: crash) { return result }
+        }
         let feeder: Feeder?
         do {
             feeder = try stdin.map(Feeder.init)
@@ -99,14 +107,14 @@ struct ClientProcess {
             }
         }
         let deadline = start.advanced(by: .milliseconds(Int(timeout * 1000)))
-        let killed = await watch(client, exit: exit, deadline: deadline)
+        let killed = await watch(signal: client.signal, exit: exit, deadline: deadline)
         let termination = await client.termination()
         let outcome = Self.outcome(of: termination, killed: killed, since: start, crash: crash, stderr: stderrURL)
         return Result(outcome: outcome, stdout: tail(of: stdoutURL), stderr: tail(of: stderrURL))
     }
 
     /// How the ended `process` ended: its status or signal, how long it ran, and crash evidence from stderr.
-    private static func outcome(
+    static func outcome(
         of termination: Spawn.Termination, killed: Bool, since start: ContinuousClock.Instant,
         crash: ClientProfile.CrashSignature, stderr stderrURL: URL
     ) -> ClientOutcome {
@@ -130,21 +138,21 @@ struct ClientProcess {
         return outcome
     }
 
-    /// Waits for the exit of `client` (`exit`'s state turns true) until `deadline`; then sends its process
-    /// group SIGTERM, and SIGKILL when it has exited or a second later. Returns whether it was signalled.
-    /// The client is not reaped before this returns, so its pid and group are still its own. A cancelled
-    /// run stops waiting and signals nothing.
-    private static func watch(
-        _ client: Spawn, exit: WaitQueue<Bool, Bool>, deadline: ContinuousClock.Instant
+    /// Waits for the exit of a client (`exit`'s state turns true) until `deadline`; then sends its process
+    /// group SIGTERM (`signal`), and SIGKILL when it has exited or a second later. Returns whether it was
+    /// signalled. The client is not reaped before this returns, so its pid and group are still its own. A
+    /// cancelled run stops waiting and signals nothing.
+    static func watch(
+        signal: (Int32) -> Void, exit: WaitQueue<Bool, Bool>, deadline: ContinuousClock.Instant
     ) async -> Bool {
         func exited(by deadline: ContinuousClock.Instant?) async -> Bool {
             await exit.wait(until: deadline, timedOut: false, cancelled: true) { $0 ? true : nil }
         }
         guard await !exited(by: deadline) else { return false }
-        client.signal(SIGTERM)
+        signal(SIGTERM)
         _ = await exited(by: ContinuousClock.now + .seconds(1))
         // Whatever of its group is left (the client itself, if SIGTERM did not end it; a child it started).
-        client.signal(SIGKILL)
+        signal(SIGKILL)
         _ = await exited(by: nil)
         return true
     }

@@ -25,6 +25,11 @@ extension CheckRunner {
     /// Variables that would send the client's loopback requests elsewhere: never inherited.
     static let proxyVariables: Set<String> = ["http_proxy", "https_proxy", "all_proxy", "no_proxy", "ftp_proxy"]
 
+    /// The environment every client starts from: the runner's, without AUTHMOCK_* and proxy variables.
+    var clientEnvironment: [String: String] {
+        environment.filter { !$0.key.hasPrefix("AUTHMOCK_") && !Self.proxyVariables.contains($0.key.lowercased()) }
+    }
+
     func inputs(for item: ConformanceCase, server: AuthMockServer, directory: URL) throws -> Inputs {
         let request = item.definition.request
         var values = Self.requestValues(item, server: server)
@@ -42,9 +47,7 @@ extension CheckRunner {
         if request.parallel > 1 { given.insert(.parallel) }
 
         let named = Dictionary(uniqueKeysWithValues: values.map { ($0.key.rawValue, $0.value) })
-        var environment = self.environment.filter {
-            !$0.key.hasPrefix("AUTHMOCK_") && !Self.proxyVariables.contains($0.key.lowercased())
-        }
+        var environment = clientEnvironment
         for (input, value) in values { environment[input.environmentName] = value }
         environment.merge(profile.environment(values: named)) { $1 }
 

@@ -140,6 +140,12 @@ public struct CheckRunner: Sendable {
         let version = await clientVersion(in: work)
         let prepareFailure: String? =
             if let prepare = profile.prepare { await runPrepare(prepare, in: work) } else { nil }
+        let warm = profile.warm.map {
+            WarmPool(
+                command: $0, environment: clientEnvironment,
+                workingDirectory: profile.directory ?? FileManager.default.currentDirectoryPath, logDirectory: work
+            )
+        }
         var reports = [CaseReport?](repeating: nil, count: cases.count)
         await withTaskGroup(of: (Int, CaseReport).self) { group in
             var next = 0
@@ -151,7 +157,7 @@ public struct CheckRunner: Sendable {
                         return (index, Self.errorReport(cases[index], reason))
                     }
                     let caseDirectory = work.appendingPathComponent(TextFormat.decimal(index, width: 3))
-                    var report = await run(cases[index], in: caseDirectory)
+                    var report = await run(cases[index], in: caseDirectory, warm: warm)
                     let quoted = (report.quoted ?? [])
                         + (report.gate.map { $0.lacking.quoted + $0.having.quoted } ?? [])
                     report.journal = Self.excerpt(report.journal, keeping: Set(quoted))
@@ -172,6 +178,7 @@ public struct CheckRunner: Sendable {
                 }
             }
         }
+        await warm?.shutdown()
         var suite = SuiteReport(
             client: profile.name, version: version, authmock: authmockVersion, started: started,
             shard: shard?.description, cases: reports.compactMap { $0 }
@@ -180,8 +187,13 @@ public struct CheckRunner: Sendable {
         return suite
     }
 
-    /// Runs one case in its own directory (certificates, body file, captured output).
+    /// Runs one case in its own directory (certificates, body file, captured output); in a process of
+    /// `warm` when the profile has one.
     public func run(_ item: ConformanceCase, in directory: URL) async -> CaseReport {
+        await run(item, in: directory, warm: nil)
+    }
+
+    func run(_ item: ConformanceCase, in directory: URL, warm: WarmPool?) async -> CaseReport {
         let definition = item.definition
         if let missing = definition.features.first(where: {
             $0.split(separator: "|").allSatisfy { skipFeatures.contains(String($0)) }
@@ -220,7 +232,8 @@ public struct CheckRunner: Sendable {
             result = try await ClientProcess.run(
                 command, environment: inputs.environment, directory: directory, workingDirectory: profile.directory,
                 timeout: timeout, crash: profile.crash,
-                stdin: definition.request.bodyOnStdin ? directory.appendingPathComponent("body.bin").path : nil
+                stdin: definition.request.bodyOnStdin ? directory.appendingPathComponent("body.bin").path : nil,
+                warm: warm
             )
         } catch {
             try? await server.shutdown()
@@ -230,8 +243,7 @@ public struct CheckRunner: Sendable {
         }
         // The journal is complete once the client's connections are closed (TLS entries are written then).
         _ = await server.waitForConnectionsToClose(timeout: .seconds(2))
-        let journal = server.journal
-        let evicted = server.journalEvicted
+        let (journal, evicted) = (server.journal, server.journalEvicted)
         try? await server.shutdown()
 
         var report = judged(item, journal, evicted: evicted, outcome: result.outcome, inputs: inputs, timeout: timeout)

@@ -24,6 +24,9 @@ public struct ClientProfile: Sendable, Equatable {
     public var versionCommand: [String]?
     /// Run once before the suite (e.g. compile an adapter); a failure makes every case `error`.
     public var prepare: [String]?
+    /// A process started once per job slot that runs each case's command for the runner (``WarmPool``):
+    /// an interpreter with the library already imported, forking a child per case. nil: a fresh process.
+    public var warm: [String]?
     /// Features the client lacks: cases that need them are `skip`.
     public var skipFeatures: [String]
     /// General text about the client for the matrix (what the adapter uses, the library's version): text

@@ -1,0 +1,120 @@
+"""A warm start for Python adapters: the runner's profile key `warm:` (README, "The client contract").
+
+    warm: [python3, warm.py, requests]    # the modules to import once, before any case
+
+`authmock check` starts this once per job slot instead of a fresh interpreter per case, and hands it each
+case's command as one JSON line on standard input: {"argv": [...], "env": {...}, "cwd": "...",
+"stdout": "file", "stderr": "file"}. For each, it forks; the child is what `python3 SCRIPT ARGS` would
+have been with the listed modules already imported: its own process group, the case's environment,
+working directory, argv and output files, the script run as `__main__` with its directory first on
+sys.path, and its exit status (or the signal that ended it) is the case's. Only the cost of starting
+an interpreter and importing the library is saved; no state crosses from one case to the next, because
+nothing runs in this process but imports, and each case runs in a child that is thrown away.
+
+Replies, one JSON line each on the descriptor the runner reads: {"pid": N} once the child runs, then
+{"exit": CODE} or {"signal": NUMBER}. The child is reaped only when the next line arrives, so the runner
+can signal its process group until it has read the reply. A command that is not `python3 SCRIPT …` is
+run with exec, unchanged. Standard library only.
+"""
+import importlib
+import json
+import os
+import runpy
+import shutil
+import sys
+import traceback
+
+
+def run_child(job, requests_fd, replies_fd):
+    """In the forked child: become the case's client, run it, and never return."""
+    os.setpgid(0, 0)
+    os.close(requests_fd)
+    os.close(replies_fd)
+    status = 1
+    try:
+        os.chdir(job["cwd"])
+        for number, path, flags in ((0, os.devnull, os.O_RDONLY),
+                                    (1, job["stdout"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC),
+                                    (2, job["stderr"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC)):
+            fd = os.open(path, flags, 0o644)
+            os.dup2(fd, number)
+            os.close(fd)
+        os.environ.clear()
+        os.environ.update(job["env"])
+        argv = job["argv"]
+        if not is_python_script(argv, job["env"]):
+            os.execvpe(argv[0], argv, job["env"])
+        script = os.path.abspath(argv[1])
+        sys.argv = argv[1:]
+        sys.path[0] = os.path.dirname(script)
+        runpy.run_path(script, run_name="__main__")
+        status = 0
+    except SystemExit as stop:
+        code = stop.code
+        if code is None:
+            status = 0
+        elif isinstance(code, int):
+            status = code & 0xff
+        else:
+            print(code, file=sys.stderr)
+            status = 1
+    except BaseException:
+        # What the interpreter prints for an exception nobody caught, and its status.
+        traceback.print_exc()
+        status = 1
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except BaseException:
+            pass
+        os._exit(status)
+
+
+def is_python_script(argv, env):
+    """`python3 SCRIPT …` with no interpreter options, where that python3 (on the case's PATH) is this very
+    interpreter; anything else is exec'd as it is."""
+    if len(argv) < 2 or argv[1].startswith("-"):
+        return False
+    program = shutil.which(argv[0], path=env.get("PATH", os.defpath))
+    return program is not None and os.path.realpath(program) == os.path.realpath(sys.executable)
+
+
+def main():
+    for module in sys.argv[1:]:
+        importlib.import_module(module)
+    # The protocol moves off 0 and 1, which each child points at its own files.
+    requests_fd, replies_fd = os.dup(0), os.dup(1)
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(null, 1)
+    os.close(null)
+    requests = os.fdopen(requests_fd, "r", encoding="utf-8")
+    reply = lambda value: os.write(replies_fd, (json.dumps(value) + "\n").encode())
+    previous = None
+    for line in requests:
+        if previous is not None:
+            os.waitpid(previous, 0)
+            previous = None
+        job = json.loads(line)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            run_child(job, requests_fd, replies_fd)
+        try:
+            os.setpgid(pid, pid)  # as the child does: whichever runs first, the group exists before the reply
+        except OSError:
+            pass
+        reply({"pid": pid})
+        # Learn of the end without reaping: until the next line, the pid and its group stay the child's.
+        info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
+        if info.si_code == os.CLD_EXITED:
+            reply({"exit": info.si_status})
+        else:
+            reply({"signal": info.si_status})
+        previous = pid
+
+
+if __name__ == "__main__":
+    main()
