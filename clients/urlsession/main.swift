@@ -147,11 +147,40 @@ if let timeout = input("AUTHMOCK_TIMEOUT").flatMap(Double.init) {
 }
 if let proxy = input("AUTHMOCK_PROXY"), let proxyURL = URL(string: proxy),
    let host = proxyURL.host, let port = proxyURL.port {
-    // The documented way to set a proxy for a session (keys of kCFNetworkProxies*).
+    // The documented way to set a proxy for a session (keys of kCFNetworkProxies*). On Linux it is
+    // stored and never handed to libcurl (the proxy TODO in EasyHandle.swift at swift-6.3.1-RELEASE).
     configuration.connectionProxyDictionary = [
         "HTTPEnable": 1, "HTTPProxy": host, "HTTPPort": port,
         "HTTPSEnable": 1, "HTTPSProxy": host, "HTTPSPort": port,
     ]
+    // What does reach libcurl: FoundationNetworking never sets CURLOPT_PROXY, so each easy handle
+    // uses libcurl's own proxy environment ("libcurl respects the proxy environment variables named
+    // http_proxy, ftp_proxy, sftp_proxy etc.", https://curl.se/libcurl/c/CURLOPT_PROXY.html), the
+    // way a Linux user sets a proxy for a URLSession program. Proxy credentials go in that URL's
+    // userinfo (percent-encoded by URLComponents): libcurl sends them as Basic up front, and a 407
+    // never reaches the delegate (FoundationNetworking makes challenges of 401s only).
+    if var components = URLComponents(url: proxyURL, resolvingAgainstBaseURL: false) {
+        if let name = input("AUTHMOCK_PROXY_USER") {
+            components.user = name
+            components.password = input("AUTHMOCK_PROXY_PASSWORD") ?? ""
+        }
+        if let value = components.string {
+            setenv("http_proxy", value, 1)
+            setenv("https_proxy", value, 1)
+        }
+    }
+}
+if let socks = input("AUTHMOCK_SOCKS_PROXY"), var components = URLComponents(string: socks) {
+    // SOCKS5 the same way: libcurl takes a socks5h:// URL (the proxy resolves the name) from the same
+    // variables, with the RFC 1929 user name and password in its userinfo.
+    if let name = input("AUTHMOCK_SOCKS_USER") {
+        components.user = name
+        components.password = input("AUTHMOCK_SOCKS_PASSWORD") ?? ""
+    }
+    if let value = components.string {
+        setenv("http_proxy", value, 1)
+        setenv("https_proxy", value, 1)
+    }
 }
 // Not mapped, because URLSession on Linux has no way to take them:
 // - AUTHMOCK_CA_FILE: no API for extra trust roots, and no server-trust challenge. The
