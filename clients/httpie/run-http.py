@@ -1,9 +1,10 @@
 #!/usr/bin/python3
-"""Runs HTTPie's `http` with the profile's arguments, plus the one thing the profile's `when:` blocks
+"""Runs HTTPie's `http` command with the profile's arguments, plus the one thing the profile's `when:` blocks
 cannot build: the `--proxy` URL with the proxy's credentials in its userinfo, percent-encoded, which is
 HTTPie's only way to authenticate to a proxy ("Proxies": `--proxy=http:http://user:pass@host:port`,
-https://httpie.io/docs/cli/proxies). Nothing else: the process becomes `http` (exec), and HTTPie
-does the rest. Standard library only, started with -I (no site-packages, no user paths).
+https://httpie.io/docs/cli/proxies). Nothing else: it then calls what /usr/bin/http calls, HTTPie's
+console entry point `httpie.__main__:main`, with `http` as argv[0], and HTTPie does the rest; so the
+profile's warm process (clients/warm.py) can import HTTPie once instead of two interpreters per case.
 """
 import os
 import sys
@@ -30,4 +31,7 @@ for proxy, user, password in (("AUTHMOCK_PROXY", "AUTHMOCK_PROXY_USER", "AUTHMOC
         # The same proxy for http:// and https:// URLs (HTTPie takes one --proxy per scheme).
         proxies += ["--proxy", "http:" + url, "--proxy", "https:" + url]
 
-os.execvp("http", ["http"] + proxies + sys.argv[1:])
+if __name__ == "__main__":
+    from httpie.__main__ import main
+    sys.argv = ["http"] + proxies + sys.argv[1:]
+    sys.exit(main())
