@@ -58,7 +58,7 @@ static class Adapter
     // Main ends the process with Environment.Exit once everything is printed: returning from Main, Mono 6.8
     // now and then (about 2 runs in 100 on a loaded machine) printed the result and then hung in its own
     // shutdown (a thread dump on SIGQUIT shows only the Finalizer, a Thread Pool Worker and an unnamed thread,
-    // and the signal wakes it), with or without disposing the client; Environment.Exit did not hang in 80 runs.
+    // and the signal wakes it); Environment.Exit did not hang in 80 runs.
     static int Main()
     {
         int code = Guarded();
@@ -184,12 +184,12 @@ static class Adapter
             // without the cookies feature gives no jar, and the default stays too.
         }
 
-        using (var client = new HttpClient(handler))
-            return Fetch(client, proxy, cache, domain);
+        // The client is not disposed: the process ends right after the fetches (disposing it made Mono 6.8
+        // hang now and then, see Main).
+        return Fetch(new HttpClient(handler), proxy, cache, domain);
     }
 
-    // Every fetch of the case, with the one client (disposed by Run when they are done, which closes its
-    // pooled connections).
+    // Every fetch of the case, with the one client.
     static int Fetch(HttpClient client, CaseProxy proxy, CredentialCache cache, string domain)
     {
         var url = Input("AUTHMOCK_URL");
