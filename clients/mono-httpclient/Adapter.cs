@@ -6,8 +6,8 @@
 // The adapter only maps the inputs onto HttpClient's API as Microsoft's documentation teaches it:
 // credentials are an ICredentials on the HttpClientHandler (`Credentials = new NetworkCredential(user,
 // password[, domain])`), which the handler uses to answer 401 challenges itself (Basic, Digest, NTLM,
-// Negotiate: it picks the scheme); proxy credentials are the WebProxy's `Credentials`, which it uses
-// to answer 407. Redirects (AllowAutoRedirect, on by default), cookies (UseCookies, on by default),
+// Negotiate: it picks the scheme); proxy credentials are the proxy's `Credentials` (an IWebProxy; see
+// CaseProxy for why not WebProxy), which it uses to answer 407. Redirects (AllowAutoRedirect, on by default), cookies (UseCookies, on by default),
 // retries and TLS are the handler's decisions. On Mono 6.8, `new HttpClientHandler()` wraps the
 // SocketsHttpHandler ported from corefx (HttpClientHandler.SocketsHandler.cs), not the older
 // HttpWebRequest-based MonoWebRequestHandler.
@@ -22,7 +22,6 @@ using System.IO;
 using System.Linq;
 using System.Net;
 using System.Net.Http;
-using System.Net.Security;
 using System.Security.Authentication;
 using System.Security.Cryptography.X509Certificates;
 using System.Threading.Tasks;
@@ -179,10 +178,8 @@ static class Adapter
             }
         }
 
-        if (Input("AUTHMOCK_COOKIE_JAR") == null) {
-            // Cookies are kept by default (UseCookies = true, a CookieContainer per handler); a case
-            // without the cookies feature gives no jar, and the default stays too.
-        }
+        // Cookies are kept by default (UseCookies = true, a CookieContainer per handler): AUTHMOCK_COOKIE_JAR,
+        // a file for clients that need one, is not used.
 
         // The client is not disposed: the process ends right after the fetches (disposing it made Mono 6.8
         // hang now and then, see Main).
