@@ -1,6 +1,6 @@
 # authmock adapter for Faraday 1.1 (Debian's ruby-faraday) on its default adapter, Net::HTTP.
 #
-# Usage: ruby ruby-faraday.rb   (inputs in the AUTHMOCK_* environment variables)
+# Usage: ruby ruby-faraday.rb [follow-redirects]   (inputs in the AUTHMOCK_* environment variables)
 #
 # As Faraday 1.1's documentation teaches (https://lostisland.github.io/faraday/middleware/authentication,
 # docs/middleware/request/authentication.md at v1.1.0): `conn.basic_auth(user, password)` in the
@@ -8,8 +8,12 @@
 # request the connection makes). Faraday answers no challenge. The proxy is the `proxy:` option with
 # its user and password (docs/usage/customize.md, "Proxy"; Faraday::ProxyOptions), TLS the `ssl:`
 # option (Faraday::SSLOptions: ca_file, client_cert, client_key; verify defaults to true). Faraday 1.1
-# follows no redirects: that is faraday_middleware's FollowRedirects, another gem, not used here.
+# follows no redirects: that is faraday_middleware's FollowRedirects, another gem, used only with the
+# argument `follow-redirects` (`conn.response :follow_redirects`, its defaults: 3 redirects, Authorization
+# cleared when the Location names another scheme, host or port).
 require 'faraday'
+FOLLOW_REDIRECTS = ARGV.include?('follow-redirects')
+require 'faraday_middleware' if FOLLOW_REDIRECTS
 
 def input(name)
   value = ENV[name]
@@ -53,6 +57,7 @@ def main
 
   conn = Faraday.new(options) do |f|
     f.basic_auth(input('AUTHMOCK_USER'), ENV['AUTHMOCK_PASSWORD'] || '') if input('AUTHMOCK_USER')
+    f.response :follow_redirects if FOLLOW_REDIRECTS
     f.adapter Faraday.default_adapter
   end
 
@@ -101,7 +106,8 @@ rescue SystemExit
   raise
 rescue Faraday::Error => e
   # Faraday's documented errors: Faraday::ConnectionFailed, Faraday::TimeoutError, Faraday::SSLError
-  # (lib/faraday/error.rb), what its adapters turn the transport's exceptions into.
+  # (lib/faraday/error.rb), what its adapters turn the transport's exceptions into; FollowRedirects'
+  # FaradayMiddleware::RedirectLimitReached is a Faraday::ClientError.
   warn "#{e.class}: #{e.message}"
   exit 1
 rescue Exception => e # rubocop:disable Lint/RescueException
