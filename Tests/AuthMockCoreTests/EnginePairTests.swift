@@ -176,4 +176,22 @@ struct EnginePlanTests {
         }
         #expect(challenged.status == 401)
     }
+
+    /// An origin must accept a request target in absolute form (RFC 9112 §3.2.2): PHP's streams send one
+    /// inside a proxy's tunnel after a redirect. The resource is the target's path, and the query goes.
+    @Test func theOriginAcceptsAbsoluteFormTargets() throws {
+        for (target, path) in [
+            ("/", "/"), ("/a?b=c", "/a"), ("http://127.0.0.1:8080/secure?x", "/secure"), ("HTTPS://localhost:1", "/"),
+            ("https://alice:pw@h:1/x", "/x"), ("httpx://h/x", "httpx://h/x"),
+        ] {
+            #expect(Self.request("GET", target).resourcePath == path, "\(target)")
+        }
+        var origin = try pair("basic.yaml")
+        let alice = [HeaderField("Authorization", basic("alice", "wonderland"))]
+        let absolute = origin.handle(Self.request("GET", "https://localhost:8443/", alice), now: t0)
+        #expect(absolute.response.status == 200)
+        #expect(absolute.journalEntries.first?.verdict == .basicOK)
+        let missing = origin.handle(Self.request("GET", "https://localhost:8443/nowhere", alice), now: t0)
+        #expect(missing.response.status == 404)
+    }
 }

@@ -112,7 +112,7 @@ extension Engine {
             nc: credentials.nc, cnonce: credentials.cnonce
         )
         inputs.use(user)
-        let body = scenario.resource(forPath: request.path).map { Self.render($0.body, user: user.name) } ?? []
+        let body = scenario.resource(forPath: request.resourcePath).map { Self.render($0.body, user: user.name) } ?? []
         return inputs.rspauth(responseBody: body)
     }
 

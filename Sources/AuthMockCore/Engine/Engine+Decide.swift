@@ -28,10 +28,10 @@ extension Engine {
 
     /// Which resource, whether it needs credentials, and what the credentials field (one at most) proves.
     mutating func decide(_ request: Request, now: Date, random: inout some RandomNumberGenerator) -> Decision {
-        guard let resource = scenario.resource(forPath: request.path) else {
+        guard let resource = scenario.resource(forPath: request.resourcePath) else {
             return Decision(
                 response: Self.plain(status: 404, "404 Not Found\n"), verdict: .notFound,
-                detail: "no resource of the scenario matches \(request.path)"
+                detail: "no resource of the scenario matches \(request.resourcePath)"
             )
         }
         guard resource.protected else {

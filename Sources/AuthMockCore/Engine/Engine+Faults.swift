@@ -9,7 +9,7 @@ extension Engine {
             case .challenge where !isChallenge, .granted where !isGranted: continue
             default: break
             }
-            if let path = fault.path, !Resource(path: path).matches(path: request.path) { continue }
+            if let path = fault.path, !Resource(path: path).matches(path: request.resourcePath) { continue }
             let fired = scenarioState.faultsFired[index, default: 0]
             if let times = fault.times, fired >= times { continue }
             scenarioState.faultsFired[index] = fired + 1

@@ -138,7 +138,7 @@ public struct Engine: Sendable {
     /// `before-body: continue`, which has the client send its body first.
     public func challengesBeforeBody(_ request: Request) -> Bool {
         guard scenario.unauthorized.beforeBody != .sendContinue, !ControlPlane.isControl(request.path),
-            let resource = scenario.resource(forPath: request.path), resource.protected
+            let resource = scenario.resource(forPath: request.resourcePath), resource.protected
         else {
             return false
         }

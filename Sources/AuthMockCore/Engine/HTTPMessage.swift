@@ -147,6 +147,22 @@ public struct Request: Sendable, Equatable {
     public var path: String {
         String(target.prefix { $0 != "?" })
     }
+
+    /// The path a resource is looked up by: the target's path in origin form, and in absolute form too
+    /// (`GET http://host:port/secure`), which a server must accept (RFC 9112 §3.2.2) and a client may send
+    /// to an origin inside a proxy's tunnel (PHP's `request_fulluri`). Only origin resources use it; the
+    /// control plane is reached in origin form only.
+    public var resourcePath: String {
+        let path = self.path
+        let lowered = path.prefix(8).lowercased()
+        guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://"),
+            let authority = path.range(of: "://")
+        else {
+            return path
+        }
+        let rest = path[authority.upperBound...]
+        return rest.firstIndex(of: "/").map { String(rest[$0...]) } ?? "/"
+    }
 }
 
 /// The response the shell must write.
