@@ -176,6 +176,9 @@ struct EnginePlanTests {
         }
         #expect(challenged.status == 401)
     }
+}
+
+extension EnginePairTests {
 
     /// An origin must accept a request target in absolute form (RFC 9112 §3.2.2): PHP's streams send one
     /// inside a proxy's tunnel after a redirect. The resource is the target's path, and the query goes.

@@ -155,12 +155,9 @@ public struct Request: Sendable, Equatable {
     public var resourcePath: String {
         let path = self.path
         let lowered = path.prefix(8).lowercased()
-        guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://"),
-            let authority = path.range(of: "://")
-        else {
-            return path
-        }
-        let rest = path[authority.upperBound...]
+        let schemeLength = lowered.hasPrefix("http://") ? 7 : lowered.hasPrefix("https://") ? 8 : 0
+        guard schemeLength > 0 else { return path }
+        let rest = path.dropFirst(schemeLength)
         return rest.firstIndex(of: "/").map { String(rest[$0...]) } ?? "/"
     }
 }
