@@ -77,13 +77,19 @@ func body() throws -> HTTPClientRequest.Body? {
     return nil
 }
 
-func configuration() throws -> HTTPClient.Configuration {
+func configuration(proxyUser: String?, proxyPassword: String?) throws -> HTTPClient.Configuration {
     var configuration = HTTPClient.Configuration()
+    // A connect timeout, as the README's "Timeouts" section sets one. AHC's default is 10 s, the runner's limit
+    // for a whole case: with `connectionPool.retryConnectionEstablishment` on (the default, which the API
+    // documentation "highly recommend[s] leaving on"), a connection that fails to establish (a refused TLS
+    // handshake, a 407 or 401 answer to CONNECT, a SOCKS refusal) is retried with backoff until the connect
+    // timeout, so with 10 s every such case would be killed by the runner before AHC reports its error.
+    configuration.timeout = HTTPClient.Configuration.Timeout(connect: .seconds(2))
     if let proxy = input("AUTHMOCK_PROXY") {
         let (host, port) = try hostAndPort(proxy)
         var authorization: HTTPClient.Authorization? = nil
-        if let user = input("AUTHMOCK_PROXY_USER") {
-            authorization = .basic(username: user, password: input("AUTHMOCK_PROXY_PASSWORD") ?? "")
+        if let user = proxyUser {
+            authorization = .basic(username: user, password: proxyPassword ?? "")
         }
         configuration.proxy = .server(host: host, port: port, authorization: authorization)
     } else if let socks = input("AUTHMOCK_SOCKS_PROXY") {
@@ -149,7 +155,12 @@ struct Adapter {
         let client: HTTPClient
         let first: HTTPClientRequest
         do {
-            client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: try configuration())
+            client = HTTPClient(
+                eventLoopGroupProvider: .singleton,
+                configuration: try configuration(
+                    proxyUser: input("AUTHMOCK_PROXY_USER"), proxyPassword: input("AUTHMOCK_PROXY_PASSWORD")
+                )
+            )
             first = try request(url: url, user: input("AUTHMOCK_USER"), password: input("AUTHMOCK_PASSWORD"))
         } catch {
             fail(error)
@@ -179,14 +190,26 @@ struct Adapter {
         }
 
         // The second transfer of the `transfer.*` cases: the same client (its connection pool), the second URL
-        // with the second user's credentials, if any.
+        // with the second user's credentials, if any. Proxy credentials belong to an HTTPClient's configuration,
+        // not to a request: other proxy credentials for the second transfer take a second HTTPClient.
         if failure == nil, let url2 = input("AUTHMOCK_URL2") {
+            var secondClient: HTTPClient? = nil
             do {
+                let proxyUser2 = input("AUTHMOCK_PROXY_USER2"), proxyPassword2 = input("AUTHMOCK_PROXY_PASSWORD2")
+                if input("AUTHMOCK_PROXY") != nil, proxyUser2 != input("AUTHMOCK_PROXY_USER")
+                    || proxyPassword2 != input("AUTHMOCK_PROXY_PASSWORD")
+                {
+                    secondClient = HTTPClient(
+                        eventLoopGroupProvider: .singleton,
+                        configuration: try configuration(proxyUser: proxyUser2, proxyPassword: proxyPassword2)
+                    )
+                }
                 let second = try request(url: url2, user: input("AUTHMOCK_USER2"), password: input("AUTHMOCK_PASSWORD2"))
-                codes.append([try await fetch(client, second, timeout: timeout)])
+                codes.append([try await fetch(secondClient ?? client, second, timeout: timeout)])
             } catch {
                 failure = error
             }
+            try? await secondClient?.shutdown()
         }
 
         try? await client.shutdown()
