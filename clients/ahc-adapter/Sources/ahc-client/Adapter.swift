@@ -10,14 +10,15 @@
 //   so the credentials go up front on the first request and a 401 is the final answer;
 // - an HTTP proxy with `HTTPClient.Configuration.Proxy.server(host:port:authorization: .basic(...))`: AHC
 //   tunnels every request through the proxy with CONNECT, the `Proxy-Authorization` up front on the CONNECT;
-//   a SOCKS5 proxy with `.socksServer(host:port:)`, which takes no credentials ("SOCKS authorization support is
+//   a SOCKS5 proxy with `.socksServer(host:port:)` (the profile skips `socks5`), which takes no credentials ("SOCKS authorization support is
 //   not yet implemented", HTTPClient+Proxy.swift);
 // - `tlsConfiguration` from `TLSConfiguration.makeClientConfiguration()` with the case's CA as `trustRoots` and
 //   the client certificate as `certificateChain` + `privateKey`;
 // - the default redirect configuration (follow, at most 5, no cycles) and HTTP version (`.automatic`: HTTP/2
 //   when ALPN offers it over TLS);
 // - a header the application sets itself with `request.headers.add(name:value:)`;
-// - the case's timeout as the deadline of `execute(_:timeout:)`, as the README's examples pass one.
+// - the case's timeout as the deadline of `execute(_:timeout:)`, as the README's examples pass one, and a 2 s connect
+//   timeout (`Configuration.Timeout(connect:)`; see configuration());
 // Redirects, the headers kept on them, retries and TLS checks are AHC's (and NIOSSL's) decisions.
 import AsyncHTTPClient
 import Foundation
