@@ -5,7 +5,8 @@
 `authmock check` starts this once per job slot instead of a fresh interpreter per case, and hands it each
 case's command as one JSON line on standard input: {"argv": [...], "env": {...}, "cwd": "...",
 "stdout": "file", "stderr": "file"}. For each, it forks; the child is what `python3 SCRIPT ARGS` would
-have been with the listed modules already imported: its own process group, the case's environment,
+have been with the listed modules already imported (the runner sends only commands whose program is
+this process's own): its own process group, the case's environment,
 working directory, argv and output files, the script run as `__main__` with its directory first on
 sys.path, and its exit status (or the signal that ended it) is the case's. Only the cost of starting
 an interpreter and importing the library is saved; no state crosses from one case to the next, because
@@ -20,7 +21,6 @@ import importlib
 import json
 import os
 import runpy
-import shutil
 import sys
 import traceback
 
@@ -42,7 +42,7 @@ def run_child(job, requests_fd, replies_fd):
         os.environ.clear()
         os.environ.update(job["env"])
         argv = job["argv"]
-        if not is_python_script(argv, job["env"]):
+        if not is_python_script(argv):
             os.execvpe(argv[0], argv, job["env"])
         script = os.path.abspath(argv[1])
         sys.argv = argv[1:]
@@ -71,13 +71,10 @@ def run_child(job, requests_fd, replies_fd):
         os._exit(status)
 
 
-def is_python_script(argv, env):
-    """`python3 SCRIPT …` with no interpreter options, where that python3 (on the case's PATH) is this very
-    interpreter; anything else is exec'd as it is."""
-    if len(argv) < 2 or argv[1].startswith("-"):
-        return False
-    program = shutil.which(argv[0], path=env.get("PATH", os.defpath))
-    return program is not None and os.path.realpath(program) == os.path.realpath(sys.executable)
+def is_python_script(argv):
+    """`PYTHON SCRIPT …` with no interpreter options. The runner hands over only commands whose program is
+    the one that started this process (the same name on the same PATH, e.g. pyenv's shim)."""
+    return len(argv) >= 2 and not argv[1].startswith("-")
 
 
 def main():

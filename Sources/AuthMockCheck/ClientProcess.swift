@@ -66,8 +66,9 @@ struct ClientProcess {
         }
         let stdoutURL = directory.appendingPathComponent("stdout")
         let stderrURL = directory.appendingPathComponent("stderr")
-        // A warm start has no pipe to hand over: a case whose body comes on stdin starts cold.
-        if let warm, stdin == nil {
+        // A warm start has no pipe to hand over: a case whose body comes on stdin starts cold; and so does a
+        // command whose program is not the warm process's own (another interpreter, a shell).
+        if let warm, stdin == nil, program == warm.command.first {
             let job = WarmJob(
                 argv: arguments, env: environment, cwd: workingDirectory, stdout: stdoutURL.path,
                 stderr: stderrURL.path
