@@ -26,6 +26,7 @@ import argparse
 import atexit
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -141,6 +142,9 @@ def prepare_firefox():
     return 0
 
 
+MOZILLA_HOSTS = ".mozilla.com, .mozilla.net, .mozilla.org, .firefox.com, .mozaws.net"
+
+
 def launch_firefox(scratch):
     """firefox-esr --headless --remote-debugging-port=0: Firefox's own BiDi server (no geckodriver)."""
     profile = os.path.join(scratch, "profile")
@@ -224,18 +228,21 @@ def launch_firefox(scratch):
         p = urlsplit(proxy)
         if p.scheme == "https":
             # An HTTPS proxy has no manual setting; a PAC answer "HTTPS host:port" is Firefox's way.
-            pac = f"function FindProxyForURL(u, h) {{ return 'HTTPS {p.hostname}:{p.port}'; }}"
+            direct = " || ".join(f"dnsDomainIs(h, '{d.strip()}')" for d in MOZILLA_HOSTS.split(","))
+            pac = f"function FindProxyForURL(u, h) {{ return ({direct}) ? 'DIRECT' : 'HTTPS {p.hostname}:{p.port}'; }}"
             prefs.update({"network.proxy.type": 2, "network.proxy.autoconfig_url": "data:text/javascript," + pac})
         else:
             prefs.update({"network.proxy.type": 1, "network.proxy.http": p.hostname, "network.proxy.http_port": p.port,
                           "network.proxy.ssl": p.hostname, "network.proxy.ssl_port": p.port})
         # Firefox never proxies loopback addresses unless told to (the test servers are on 127.0.0.1).
-        prefs.update({"network.proxy.allow_hijacking_localhost": True, "network.proxy.no_proxies_on": ""})
+        # Mozilla's own hosts, which Firefox calls in the background even so (remote settings), go direct,
+        # so that the proxy's journal holds only the case's requests.
+        prefs.update({"network.proxy.allow_hijacking_localhost": True, "network.proxy.no_proxies_on": MOZILLA_HOSTS})
     elif env("AUTHMOCK_SOCKS_PROXY"):
         p = urlsplit(env("AUTHMOCK_SOCKS_PROXY"))
         prefs.update({"network.proxy.type": 1, "network.proxy.socks": p.hostname, "network.proxy.socks_port": p.port,
                       "network.proxy.socks_version": 5, "network.proxy.socks_remote_dns": True,
-                      "network.proxy.allow_hijacking_localhost": True, "network.proxy.no_proxies_on": ""})
+                      "network.proxy.allow_hijacking_localhost": True, "network.proxy.no_proxies_on": MOZILLA_HOSTS})
     else:
         prefs["network.proxy.type"] = 0
     with open(os.path.join(profile, "user.js"), "w") as f:
@@ -389,21 +396,27 @@ class Person:
         if method == "network.authRequired":
             response = params["response"]
             user, password, proxy_user, proxy_password = self.credentials
-            if response.get("status") in (401, 407):
-                # Firefox says which dialog it is: the status and the challenge (realm).
-                proxy = response["status"] == 407
-                realm = (response.get("authChallenges") or [{}])[0].get("realm")
+            names = {h["name"].lower() for h in response.get("headers", [])}
+            if names & {"www-authenticate", "proxy-authenticate"}:
+                # Firefox gives the response: the dialog is the proxy's when it is a Proxy-Authenticate
+                # challenge. (Its event can carry the status of an earlier 407 with a 401's headers, and
+                # then no authChallenges: the header tells.)
+                proxy = "www-authenticate" not in names
+                header = "proxy-authenticate" if proxy else "www-authenticate"
+                values = [h["value"].get("value", "") for h in response["headers"] if h["name"].lower() == header]
+                found = re.search(r'realm="([^"]*)"', " ".join(values))
+                realm = found.group(1) if found else None
             else:
-                # Chromium's BiDi mapper gives no response with the event (status -1, no authChallenges):
-                # the person reads the dialog instead, whose title names the proxy. A proxy challenges
-                # before the origin (a request reaches the origin only through it), so the first dialog
-                # of a case given proxy credentials is the proxy's, the next ones the origin's.
+                # Chromium's BiDi mapper gives no response with the event (status -1, no headers, no
+                # authChallenges): the person reads the dialog instead, whose title names the proxy. A
+                # proxy challenges before the origin (a request reaches the origin only through it), so
+                # the first dialog of a case given proxy credentials is the proxy's, the next ones the origin's.
                 proxy = proxy_user is not None and ("proxy", None) not in self.asked
                 realm = None
             where = "proxy" if proxy else urlsplit(params["request"]["url"]).netloc
             name, secret = (proxy_user, proxy_password) if proxy else (user, password)
             if DEBUG:
-                print("auth", json.dumps({k: v for k, v in params.items() if k != "request"})[:400], where, realm, file=sys.stderr)
+                print("auth", response.get("status"), response.get("authChallenges"), [h for h in response.get("headers", []) if "uthenticate" in h["name"]], where, realm, file=sys.stderr)
             if name is None or (where, realm) in self.asked:
                 self.bidi.send("network.continueWithAuth", {"request": request, "action": "cancel"})
             else:
@@ -456,7 +469,6 @@ def main(browser):
         if process and process.poll() is None:
             if DEBUG:
                 print("browser cpu", group_cpu(process.pid), file=sys.stderr)
-                subprocess.run(["ps", "-o", "pid,pgid,time,args", "-g", str(process.pid)], stdout=sys.stderr)
             try:
                 os.killpg(process.pid, signal.SIGKILL)  # the browser and its helpers (their own session)
             except ProcessLookupError:
