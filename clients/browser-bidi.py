@@ -484,7 +484,7 @@ def main(browser):
     # (start_new_session), so the handler takes it down too.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
-    timeout = float(env("AUTHMOCK_TIMEOUT")) if env("AUTHMOCK_TIMEOUT") else 8.0
+    timeout = float(env("AUTHMOCK_TIMEOUT")) if env("AUTHMOCK_TIMEOUT") else 30.0
     process, ws_url, log = (launch_firefox if browser == "firefox" else launch_chromium)(scratch)
     bidi = Bidi(ws_url, time.monotonic() + 60)
     try:
