@@ -223,6 +223,10 @@ def launch_firefox(scratch):
         # A client certificate the server asks for is sent without asking (the default asks the user).
         "security.default_personal_cert": "Select Automatically",
     }
+    if env("AUTHMOCK_TIMEOUT"):
+        # How long Firefox waits for a response before the network error NS_ERROR_NET_TIMEOUT
+        # (default 300 s); Chromium has no such setting.
+        prefs["network.http.response.timeout"] = max(1, round(float(env("AUTHMOCK_TIMEOUT"))))
     proxy = env("AUTHMOCK_PROXY")
     if proxy:
         p = urlsplit(proxy)
@@ -484,7 +488,9 @@ def main(browser):
     # (start_new_session), so the handler takes it down too.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
-    timeout = float(env("AUTHMOCK_TIMEOUT")) if env("AUTHMOCK_TIMEOUT") else 30.0
+    # How long the adapter waits for a navigation: the browser's own timeout (Firefox's
+    # network.http.response.timeout, above) ends it first; this only guards against a browser that hangs.
+    timeout = float(env("AUTHMOCK_TIMEOUT")) + 10 if env("AUTHMOCK_TIMEOUT") else 30.0
     process, ws_url, log = (launch_firefox if browser == "firefox" else launch_chromium)(scratch)
     bidi = Bidi(ws_url, time.monotonic() + 60)
     try:
