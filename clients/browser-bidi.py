@@ -43,6 +43,8 @@ from adapter_support import env
 
 CRASHED = 70
 DEBUG = os.environ.get("AUTHMOCK_BIDI_DEBUG")
+# Every browser (or driver) process group started, so that the exit kills it even mid-launch.
+STARTED = []
 T0 = time.monotonic()
 
 
@@ -256,6 +258,7 @@ def launch_firefox(scratch):
         ["firefox-esr", "--headless", "--no-remote", "--profile", profile, "--remote-debugging-port=0"],
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
         env={**os.environ, "HOME": scratch, "MOZ_CRASHREPORTER_DISABLE": "1", "XDG_CACHE_HOME": scratch})
+    STARTED.append(process)
     log = []
     # Firefox says where it listens on stderr: "WebDriver BiDi listening on ws://127.0.0.1:PORT".
     for raw in iter(process.stderr.readline, b""):
@@ -306,6 +309,7 @@ def launch_chromium(scratch):
         process = subprocess.Popen(
             ["chromedriver", "--port=0"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
             start_new_session=True, env={**os.environ, "HOME": home, "XDG_CONFIG_HOME": scratch, "XDG_CACHE_HOME": scratch})
+        STARTED.append(process)
         log = []
         port = None
         for raw in iter(process.stdout.readline, b""):
@@ -470,19 +474,16 @@ def main(browser):
 
     def cleanup():
         # The browser is killed, not asked to close (nothing of its profile is kept), then its profile removed.
-        if process and process.poll() is None:
-            if DEBUG:
-                print("browser cpu", group_cpu(process.pid), file=sys.stderr)
-            try:
-                os.killpg(process.pid, signal.SIGKILL)  # the browser and its helpers (their own session)
-            except ProcessLookupError:
-                pass
-            process.wait()
-        if DEBUG:
-            print("killed", round(time.monotonic() - T0, 2), file=sys.stderr)
+        for started in STARTED:
+            if started.poll() is None:
+                if DEBUG:
+                    print("browser cpu", group_cpu(started.pid), file=sys.stderr)
+                try:
+                    os.killpg(started.pid, signal.SIGKILL)  # the browser and its helpers (their own session)
+                except ProcessLookupError:
+                    pass
+                started.wait()
         shutil.rmtree(scratch, ignore_errors=True)
-        if DEBUG:
-            print("removed", round(time.monotonic() - T0, 2), file=sys.stderr)
     atexit.register(cleanup)
     # authmock ends a client that overruns with SIGTERM to its process group; the browser has its own
     # (start_new_session), so the handler takes it down too.
