@@ -470,7 +470,6 @@ def group_cpu(pgid):
 
 def main(browser):
     scratch = tempfile.mkdtemp(prefix=f"authmock-{browser}-")
-    process = None
 
     def cleanup():
         # The browser is killed, not asked to close (nothing of its profile is kept), then its profile removed.
@@ -487,7 +486,10 @@ def main(browser):
     atexit.register(cleanup)
     # authmock ends a client that overruns with SIGTERM to its process group; the browser has its own
     # (start_new_session), so the handler takes it down too.
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    def terminated(*_):
+        cleanup()
+        os._exit(143)
+    signal.signal(signal.SIGTERM, terminated)
 
     # How long the adapter waits for a navigation: the browser's own timeout (Firefox's
     # network.http.response.timeout, above) ends it first; this only guards against a browser that hangs.
