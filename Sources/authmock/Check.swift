@@ -66,8 +66,13 @@ extension AuthMockCommand {
         )
         var skipFeature: [String] = []
 
-        @Option(help: ArgumentHelp("Seconds a client may take per case when the case sets none.", valueName: "seconds"))
-        var timeout: Double = 10
+        @Option(
+            help: ArgumentHelp(
+                "Seconds a client may take per case when the case sets none (default: the profile's timeout, or 10).",
+                valueName: "seconds"
+            )
+        )
+        var timeout: Double?
 
         @Option(
             help: ArgumentHelp(
@@ -132,7 +137,7 @@ extension AuthMockCommand {
 
         /// Usage problems exit 2, as documented (ArgumentParser's own would exit 64).
         func usageProblem() -> String? {
-            guard timeout > 0 else { return "--timeout must be positive" }
+            guard (timeout ?? 1) > 0 else { return "--timeout must be positive" }
             guard jobs >= 1 else { return "--jobs must be at least 1" }
             if let status = crashExitStatus.first(where: { !(1...255).contains($0) }) {
                 return "--crash-exit-status takes 1 to 255; got \(status)"
@@ -194,13 +199,13 @@ extension AuthMockCommand {
             let colour =
                 !noColor && isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
             var runner = CheckRunner(
-                profile: profile, skipFeatures: skipFeatures, defaultTimeout: timeout,
+                profile: profile, skipFeatures: skipFeatures, defaultTimeout: timeout ?? profile.timeout ?? 10,
                 authmockVersion: AuthMockCommand.version
             ) {
                 index, total, report in
                 printOut(Reports.progressLine(index: index, total: total, report: report, colour: colour))
             }
-            runner.jobs = jobs
+            runner.jobs = min(jobs, profile.jobs ?? jobs)
             runner.shard = slice
             let clientsEnd = ProcessLauncher.endClientsOnTermination()
             let report = await runner.run(selected)

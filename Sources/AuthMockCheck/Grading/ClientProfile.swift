@@ -27,6 +27,12 @@ public struct ClientProfile: Sendable, Equatable {
     /// A process started once per job slot that runs each case's command for the runner (``WarmPool``):
     /// an interpreter with the library already imported, forking a child per case. nil: a fresh process.
     public var warm: [String]?
+    /// At most this many cases at once, whatever `--jobs` says: for a client so heavy (a browser) that more
+    /// at once only starves each of them past its deadline. nil: no cap.
+    public var jobs: Int?
+    /// Seconds a case may take when the case sets none and `--timeout` is not given (a browser's start-up
+    /// counts). nil: the runner's default.
+    public var timeout: Double?
     /// Features the client lacks: cases that need them are `skip`.
     public var skipFeatures: [String]
     /// General text about the client for the matrix (what the adapter uses, the library's version): text

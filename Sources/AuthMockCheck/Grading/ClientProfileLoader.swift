@@ -8,8 +8,8 @@ import Foundation
 /// Reads client profiles (`clients/NAME.yaml`) strictly, with the scenario loader's diagnostics.
 public enum ClientProfileLoader {
     public static let keys = [
-        "name", "description", "version", "documentation", "prepare", "warm", "skip-features", "notes", "tls-notes",
-        "cells", "install", "crash", "credential-headers", "command", "args", "per-fetch", "then", "env",
+        "name", "description", "version", "documentation", "prepare", "warm", "jobs", "timeout", "skip-features",
+        "notes", "tls-notes", "cells", "install", "crash", "credential-headers", "command", "args", "per-fetch", "then", "env",
     ]
     /// The keys of `then:`, the second transfer's arguments.
     public static let thenKeys = ["command", "args", "per-fetch"]
@@ -47,6 +47,8 @@ extension ScenarioReader {
         profile.versionCommand = fields["version"].flatMap { words($0, "version") }
         profile.prepare = fields["prepare"].flatMap { words($0, "prepare") }
         profile.warm = fields["warm"].flatMap { words($0, "warm") }
+        profile.jobs = fields["jobs"].flatMap { int($0, "jobs", in: 1...64) }
+        profile.timeout = fields["timeout"].flatMap { duration($0, "timeout") }
         profile.documentation = fields["documentation"].map { links($0, "documentation") } ?? []
         if let node = fields["crash"] { crash(node, into: &profile.crash) }
         if let node = fields["credential-headers"] {
