@@ -9,7 +9,8 @@ import Foundation
 public enum ClientProfileLoader {
     public static let keys = [
         "name", "description", "version", "documentation", "prepare", "warm", "jobs", "timeout", "skip-features",
-        "notes", "tls-notes", "cells", "install", "crash", "credential-headers", "command", "args", "per-fetch", "then", "env",
+        "notes", "tls-notes", "cells", "install", "crash", "credential-headers", "command", "args", "per-fetch",
+        "then", "env",
     ]
     /// The keys of `then:`, the second transfer's arguments.
     public static let thenKeys = ["command", "args", "per-fetch"]

@@ -273,7 +273,8 @@ extension Engine {
         // ever add clear passwords, so the scenario's users tell.
         guard hasCryptHashes else { return nil }
         let fields = request.headers.values(hop.credentialsHeader)
-        guard fields.count == 1, basicChallenge != nil, scenario.resource(forPath: request.resourcePath)?.protected == true
+        guard fields.count == 1, basicChallenge != nil,
+            scenario.resource(forPath: request.resourcePath)?.protected == true
         else { return nil }
         let (scheme, token) = Self.schemeAndToken(fields[0])
         guard AuthScheme(token: scheme) == .basic, let decoded = Base64.decodeStrict(token.trimmingOWS().utf8),
