@@ -25,8 +25,8 @@ function crash (error) {
 process.on('uncaughtException', crash)
 process.on('unhandledRejection', crash)
 // A promise that never settles lets the event loop empty, and Node then exits 0 with nothing printed: that is
-// no outcome the library documents, so it is reported as a crash (undici 5.15's ProxyAgent does it when the
-// HTTPS proxy's certificate names another host).
+// no outcome the library documents, so it is reported as a crash (the same guard as the node adapter's, where
+// undici's ProxyAgent leaves a request pending; axios itself does not use undici).
 let settled = false
 process.on('beforeExit', () => {
   if (!settled) crash(new Error('the axios request never settled: the event loop emptied with the request still pending'))

@@ -17,17 +17,25 @@ Replies, one JSON line each on the descriptor the runner reads: {"pid": N} once 
 can signal its process group until it has read the reply. A command that is not `python3 SCRIPT …` is
 run with exec, unchanged. Standard library only.
 """
+import atexit
+import ctypes
 import importlib
 import json
 import os
 import runpy
+import signal
+import site
 import sys
+import threading
 import traceback
 
+STARTUP_ENVIRONMENT = dict(os.environ)
 
-def run_child(job, requests_fd, replies_fd):
+
+def run_child(job, requests_fd, replies_fd, parent):
     """In the forked child: become the case's client, run it, and never return."""
     os.setpgid(0, 0)
+    end_with_parent(parent)
     os.close(requests_fd)
     os.close(replies_fd)
     status = 1
@@ -42,13 +50,14 @@ def run_child(job, requests_fd, replies_fd):
         os.environ.clear()
         os.environ.update(job["env"])
         argv = job["argv"]
-        if not is_python_script(argv):
+        if not is_python_script(argv) or not started_like(job["env"]):
             os.execvpe(argv[0], argv, job["env"])
         script = os.path.abspath(argv[1])
         sys.argv = argv[1:]
         sys.path[0] = os.path.dirname(script)
         runpy.run_path(script, run_name="__main__")
         status = 0
+        finish()
     except SystemExit as stop:
         code = stop.code
         if code is None:
@@ -58,6 +67,7 @@ def run_child(job, requests_fd, replies_fd):
         else:
             print(code, file=sys.stderr)
             status = 1
+        finish()
     except BaseException:
         # What the interpreter prints for an exception nobody caught, and its status.
         traceback.print_exc()
@@ -69,6 +79,44 @@ def run_child(job, requests_fd, replies_fd):
         except BaseException:
             pass
         os._exit(status)
+
+
+def finish():
+    """What the interpreter does at a normal exit before the process ends: join the non-daemon threads,
+    then run the atexit handlers (os._exit, which ends the child, would skip both)."""
+    try:
+        threading._shutdown()
+        atexit._run_exitfuncs()
+    except BaseException:
+        traceback.print_exc()
+
+
+def end_with_parent(parent):
+    """The child dies with this process (a SIGKILL from the kernel), so a warm process that is killed leaves
+    no case running; and if it is already gone, the child ends at once."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+# What the interpreter reads from its environment when it starts, and never again: a case whose
+# environment says otherwise (a profile's PYTHONPATH, LANG…) starts cold, exec'd with its own.
+STARTUP_VARIABLES = ("PYTHON", "LANG", "LC_")
+
+
+def started_like(env):
+    """Whether this interpreter started under the same start-up variables as the case's environment, and
+    with the same user site-packages (chosen from HOME at start: a case's own HOME usually has none)."""
+    def pick(values):
+        return {k: v for k, v in values.items() if k.startswith(STARTUP_VARIABLES)}
+    version = "python%d.%d" % sys.version_info[:2]
+    wanted = os.path.join(env.get("HOME", ""), ".local", "lib", version, "site-packages")
+    wanted = wanted if env.get("HOME") and os.path.isdir(wanted) else None
+    have = site.USER_SITE if site.ENABLE_USER_SITE and site.USER_SITE and os.path.isdir(site.USER_SITE) else None
+    return pick(env) == pick(STARTUP_ENVIRONMENT) and wanted == have
 
 
 def is_python_script(argv):
@@ -89,6 +137,7 @@ def main():
     requests = os.fdopen(requests_fd, "r", encoding="utf-8")
     reply = lambda value: os.write(replies_fd, (json.dumps(value) + "\n").encode())
     previous = None
+    parent = os.getpid()
     for line in requests:
         if previous is not None:
             os.waitpid(previous, 0)
@@ -98,7 +147,7 @@ def main():
         sys.stderr.flush()
         pid = os.fork()
         if pid == 0:
-            run_child(job, requests_fd, replies_fd)
+            run_child(job, requests_fd, replies_fd, parent)
         try:
             os.setpgid(pid, pid)  # as the child does: whichever runs first, the group exists before the reply
         except OSError:

@@ -50,6 +50,8 @@ final class WarmPool: Sendable {
     private let idle = Mutex<[WarmProcess]>([])
     private let everyProcess = Mutex<[WarmProcess]>([])
     private let disabled = Atomic<Bool>(false)
+    /// Numbers the warm processes' log files (two started at once must not share one).
+    private let started = Atomic<Int>(0)
 
     init(command: [String], environment: [String: String], workingDirectory: String, logDirectory: URL) {
         self.command = command
@@ -70,7 +72,7 @@ final class WarmPool: Sendable {
             disable()
             return nil
         }
-        let index = everyProcess.withLock { $0.count }
+        let index = started.wrappingAdd(1, ordering: .relaxed).oldValue
         let log = logDirectory.appendingPathComponent("warm-\(index).stderr").path
         guard let process = try? WarmProcess.start(
             path, arguments: Array(command.dropFirst()), environment: environment,

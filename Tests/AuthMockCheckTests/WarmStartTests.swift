@@ -52,6 +52,21 @@ struct WarmStartTests {
         }
     }
 
+    /// `jobs:` caps a heavy client's cases at once and `timeout:` is its case limit (a duration).
+    @Test func theProfileCapsItsJobsAndSetsItsTimeout() throws {
+        let browser = try ClientProfileLoader.load(
+            yaml: "name: b\njobs: 2\ntimeout: 20s\ncommand: [b]\n", file: "b.yaml"
+        )
+        #expect(browser.jobs == 2 && browser.timeout == 20)
+        let plain = try ClientProfileLoader.load(yaml: "name: c\ncommand: [c]\n", file: "c.yaml")
+        #expect(plain.jobs == nil && plain.timeout == nil)
+        for bad in ["jobs: 0", "jobs: 65", "jobs: two", "timeout: -1", "timeout: soon"] {
+            #expect(throws: (any Error).self, "\(bad)") {
+                try ClientProfileLoader.load(yaml: "name: x\n\(bad)\ncommand: [x]\n", file: "x.yaml")
+            }
+        }
+    }
+
     @Test func aCaseSeesItsOwnArgumentsEnvironmentDirectoryAndGroup() async throws {
         let directory = try scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
