@@ -11,31 +11,10 @@
 //     https.Agent options as axios's README shows for TLS settings.
 //   - `timeout` (ms), `data` (the body: a Buffer, or standard input as a stream), `headers`.
 // Redirects are followed by axios's default transport, follow-redirects (maxRedirects 21).
+const { env, run } = require('./node-support')
 const fs = require('node:fs')
 const https = require('node:https')
 const axios = require('axios') // NODE_PATH=/usr/share/nodejs: the package's CommonJS build, dist/node/axios.cjs
-
-// The exit status of a crash (sysexits.h EX_SOFTWARE): the profile declares it in `crash: exit-status`.
-const CRASHED = 70
-
-function crash (error) {
-  process.stderr.write('Crash: ' + ((error && error.stack) || String(error)) + '\n')
-  process.exit(CRASHED)
-}
-process.on('uncaughtException', crash)
-process.on('unhandledRejection', crash)
-// A promise that never settles lets the event loop empty, and Node then exits 0 with nothing printed: that is
-// no outcome the library documents, so it is reported as a crash (the same guard as the node adapter's, where
-// undici's ProxyAgent leaves a request pending; axios itself does not use undici).
-let settled = false
-process.on('beforeExit', () => {
-  if (!settled) crash(new Error('the axios request never settled: the event loop emptied with the request still pending'))
-})
-
-function env (name, fallback) {
-  const value = process.env[name]
-  return value ? value : fallback
-}
 
 // axios's proxy object for AUTHMOCK_PROXY, with these credentials if any.
 function proxyConfig (user, password) {
@@ -114,11 +93,5 @@ async function main () {
 
 // A clean failure is an AxiosError without a response (axios's "Handling Errors": the request was made
 // but no response came, or setting it up failed; its `code` says why). Anything else is a crash.
-main().then(status => { settled = true; process.exit(status) }, error => {
-  settled = true
-  if (axios.isAxiosError(error)) {
-    process.stderr.write(`AxiosError: ${error.code ? error.code + ' ' : ''}${error.message}`.replace(/\n/g, ' ') + '\n')
-    process.exit(1)
-  }
-  crash(error)
-})
+run(main, 'the axios request', error =>
+  axios.isAxiosError(error) ? `AxiosError: ${error.code ? error.code + ' ' : ''}${error.message}` : null)

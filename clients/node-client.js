@@ -12,29 +12,8 @@
 //     HTTPS proxy's CA, `requestTls` for the client certificate inside the tunnel.
 //   - Client certificate without a proxy: undici's Agent with `connect: {cert, key}` as the dispatcher.
 // The undici package is loaded only when one of these needs it (its require costs ~40 ms).
+const { env, run } = require('./node-support')
 const fs = require('node:fs')
-
-// The exit status of a crash (sysexits.h EX_SOFTWARE): the profile declares it in `crash: exit-status`.
-const CRASHED = 70
-
-function crash (error) {
-  process.stderr.write('Crash: ' + ((error && error.stack) || String(error)) + '\n')
-  process.exit(CRASHED)
-}
-process.on('uncaughtException', crash)
-process.on('unhandledRejection', crash)
-// A promise that never settles lets the event loop empty, and Node then exits 0 with nothing printed: that is
-// no outcome the library documents, so it is reported as a crash (undici 5.15's ProxyAgent does it when the
-// HTTPS proxy's certificate names another host).
-let settled = false
-process.on('beforeExit', () => {
-  if (!settled) crash(new Error('fetch() never settled: the event loop emptied with the request still pending'))
-})
-
-function env (name, fallback) {
-  const value = process.env[name]
-  return value ? value : fallback
-}
 
 // `Basic base64(user:password)`: the header value an application computes for fetch.
 function basic (user, password) {
@@ -130,12 +109,10 @@ async function main () {
 // A clean failure is what fetch documents rejecting with (MDN, fetch(): Exceptions): a TypeError for a
 // network error or a request it will not make (undici puts the reason in `cause`), a DOMException
 // `AbortError`/`TimeoutError` when the signal fires. Anything else is a crash (stack, exit 70).
-main().then(status => { settled = true; process.exit(status) }, error => {
-  settled = true
+run(main, 'fetch()', error => {
   if (error instanceof TypeError || (error instanceof DOMException && /^(AbortError|TimeoutError)$/.test(error.name))) {
     const cause = error.cause ? ` (${error.cause.name || 'Error'}${error.cause.code ? ' ' + error.cause.code : ''}: ${error.cause.message})` : ''
-    process.stderr.write(`${error.name}: ${error.message}${cause}\n`.replace(/\n(?!$)/g, ' '))
-    process.exit(1)
+    return `${error.name}: ${error.message}${cause}`
   }
-  crash(error)
+  return null
 })
