@@ -12,7 +12,8 @@ sys.path, and its exit status (or the signal that ended it) is the case's. Only 
 an interpreter and importing the library is saved; no state crosses from one case to the next, because
 nothing runs in this process but imports, and each case runs in a child that is thrown away.
 
-Replies, one JSON line each on the descriptor the runner reads: {"pid": N} once the child runs, then
+Replies, one JSON line each on the descriptor the runner reads: {"pid": N} once the child is forked (it starts
+the case only after this line is written), then
 {"exit": CODE} or {"signal": NUMBER}. The child is reaped only when the next line arrives, so the runner
 can signal its process group until it has read the reply. A command that is not `python3 SCRIPT …` is
 run with exec, unchanged. Standard library only.
@@ -32,12 +33,17 @@ import traceback
 STARTUP_ENVIRONMENT = dict(os.environ)
 
 
-def run_child(job, requests_fd, replies_fd, parent):
+def run_child(job, requests_fd, replies_fd, parent, go):
     """In the forked child: become the case's client, run it, and never return."""
     os.setpgid(0, 0)
     end_with_parent(parent)
     os.close(requests_fd)
     os.close(replies_fd)
+    # Nothing of the case runs before the runner has been told its pid: a child the runner cannot
+    # signal (its parent died before the reply) would leave whatever it started behind.
+    if os.read(go, 1) != b"g":
+        os._exit(1)
+    os.close(go)
     status = 1
     try:
         os.chdir(job["cwd"])
@@ -145,14 +151,19 @@ def main():
         job = json.loads(line)
         sys.stdout.flush()
         sys.stderr.flush()
+        go_read, go_write = os.pipe()
         pid = os.fork()
         if pid == 0:
-            run_child(job, requests_fd, replies_fd, parent)
+            os.close(go_write)
+            run_child(job, requests_fd, replies_fd, parent, go_read)
+        os.close(go_read)
         try:
             os.setpgid(pid, pid)  # as the child does: whichever runs first, the group exists before the reply
         except OSError:
             pass
         reply({"pid": pid})
+        os.write(go_write, b"g")
+        os.close(go_write)
         # Learn of the end without reaping: until the next line, the pid and its group stay the child's.
         info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
         if info.si_code == os.CLD_EXITED:

@@ -208,6 +208,9 @@ extension ClientProcess {
         guard let process = pool.acquire() else { return nil }
         let start = ContinuousClock.now
         guard process.send(job), let pid = await process.nextReply()?.pid, pid > 0 else {
+            // A child that may have been forked and that the runner cannot signal ends with its warm
+            // process (PR_SET_PDEATHSIG), before it starts the case (it waits for the reply to be written).
+            process.spawn.signal(SIGKILL)
             pool.disable()
             return nil
         }
