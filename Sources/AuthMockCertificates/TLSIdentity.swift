@@ -19,18 +19,21 @@ public struct IdentityRequest: Sendable, Equatable {
     public var intermediate: Bool
     /// Users who get a client certificate, signed by a separate client CA; empty for none.
     public var clientUsers: [String]
+    /// The root to sign with instead of a new one (a check run's, see ``TLSRoot``).
+    public var root: TLSRoot?
 
     public static let defaultHosts = ["localhost", "127.0.0.1", "::1"]
 
     public init(
         kind: IdentityKind = .caSigned, keyType: KeyType = .ecdsaP256, hosts: [String] = IdentityRequest.defaultHosts,
-        intermediate: Bool = false, clientUsers: [String] = []
+        intermediate: Bool = false, clientUsers: [String] = [], root: TLSRoot? = nil
     ) {
         self.kind = kind
         self.keyType = keyType
         self.hosts = hosts
         self.intermediate = intermediate
         self.clientUsers = clientUsers
+        self.root = root
     }
 }
 
@@ -75,7 +78,8 @@ public struct TLSIdentity: Sendable {
 
     /// Generates an identity. `now` fixes the validity windows (tests pass a fixed time).
     public static func generate(_ request: IdentityRequest, now: Date = Date()) throws -> TLSIdentity {
-        let root = try Signer.makeRoot(
+        let shared = request.kind == .sha1Signature ? nil : request.root?.signer
+        let root = try shared ?? Signer.makeRoot(
             name: "authmock test root", keyType: request.kind == .sha1Signature ? .rsa2048 : .ecdsaP256, now: now
         )
         var issuer = root

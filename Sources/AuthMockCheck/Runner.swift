@@ -111,6 +111,9 @@ public struct CheckRunner: Sendable {
     public var jobs: Int = 1
     /// The slice of the suite this run is, recorded in its report for the merge; nil: the whole suite.
     public var shard: Shard?
+    /// The root CA every case's generated identity is signed with: one per run, so that a client kept
+    /// across cases (a browser in a warm process) is given the same CA by each case that gives one.
+    public var tlsRoot: TLSRoot? = try? TLSRoot.generate()
 
     /// Journal entries kept per case in reports.
     public static let journalExcerpt = 60
@@ -208,7 +211,7 @@ public struct CheckRunner: Sendable {
         } catch {
             return Self.errorReport(item, "cannot create \(directory.path): \(error)")
         }
-        let configuration = Self.serverConfiguration(for: definition, in: directory)
+        let configuration = Self.serverConfiguration(for: definition, in: directory, root: tlsRoot)
         let server = AuthMockServer(scenario: item.scenario, configuration: configuration)
         do {
             try await server.start()
@@ -285,11 +288,14 @@ public struct CheckRunner: Sendable {
     }
 
     /// A server on a free port whose limits fit the case, its certificates in the case's directory.
-    static func serverConfiguration(for definition: CaseDefinition, in directory: URL) -> ServerConfiguration {
+    static func serverConfiguration(
+        for definition: CaseDefinition, in directory: URL, root: TLSRoot? = nil
+    ) -> ServerConfiguration {
         let bodySize = definition.request.body?.count ?? 0
         return ServerConfiguration(
             port: 0, maxBodySize: max(1024 * 1024, bodySize + 1024), journalCapacity: journalCapacity,
-            shutdownGracePeriod: .seconds(1), certificatesDirectory: directory.appendingPathComponent("certs").path
+            shutdownGracePeriod: .seconds(1), tlsRoot: root,
+            certificatesDirectory: directory.appendingPathComponent("certs").path
         )
     }
 

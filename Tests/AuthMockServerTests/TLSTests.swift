@@ -86,10 +86,17 @@ struct TLSTests {
         }
     }
 
-    /// openssl s_client, given ca.pem and the host, agrees with each identity's intent.
-    @Test(arguments: IdentityKind.allCases)
-    func opensslAgrees(kind: IdentityKind) async throws {
-        try await withServer(try tlsScenario(kind)) { server in
+    /// openssl s_client, given ca.pem and the host, agrees with each identity's intent, whether the identity
+    /// has a root of its own or is signed by a check run's shared root (whose ca.pem is then that root, except
+    /// for a self-signed leaf and the SHA-1 identity's RSA root).
+    @Test(arguments: IdentityKind.allCases, [false, true])
+    func opensslAgrees(kind: IdentityKind, sharedRoot: Bool) async throws {
+        let root = sharedRoot ? try TLSRoot.generate() : nil
+        let rootPEM = try root?.certificatePEM
+        try await withServer(try tlsScenario(kind), configuration: ServerConfiguration(port: 0, tlsRoot: root)) { server in
+            let ca = try String(contentsOfFile: try tlsInfo(server).caFile, encoding: .utf8)
+            let signedByTheSharedRoot = rootPEM != nil && ca == rootPEM
+            #expect(signedByTheSharedRoot == (sharedRoot && kind != .selfSigned && kind != .sha1Signature), "\(kind)")
             let result = try await run("/usr/bin/openssl", [
                 "s_client", "-connect", "127.0.0.1:\(server.port)", "-servername", "localhost", "-verify_hostname", "localhost",
                 "-verify_return_error", "-CAfile", try tlsInfo(server).caFile,
@@ -97,11 +104,8 @@ struct TLSTests {
             let output = result.stdout + result.stderr
             // OpenSSL's host check still falls back to the subject CN when a leaf has no DNS
             // subjectAltName, so cn-only verifies here; the conformance case grades that informational.
-            if kind.isTrustworthy || kind == .cnOnly {
-                #expect(output.contains("Verify return code: 0 (ok)"), "\(kind): \(output.suffix(400))")
-            } else {
-                #expect(output.contains("verify error"), "\(kind): \(output.suffix(400))")
-            }
+            let verified = output.contains("Verify return code: 0 (ok)") && !output.contains("verify error")
+            #expect(verified == (kind.isTrustworthy || kind == .cnOnly), "\(kind): \(output.suffix(400))")
         }
     }
 

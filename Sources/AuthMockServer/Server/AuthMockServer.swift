@@ -137,7 +137,8 @@ public final class AuthMockServer: Sendable {
                 kind: settings.identity, keyType: settings.keyType,
                 hosts: settings.hosts + (scenario.subdomains ? Scenario.HostNames.all : []),
                 intermediate: settings.intermediate,
-                clientUsers: settings.clientCertificate == .none ? [] : scenario.users.map(\.name)
+                clientUsers: settings.clientCertificate == .none ? [] : scenario.users.map(\.name),
+                root: configuration.tlsRoot
             )
             identity = try TLSIdentity.generate(request, now: configuration.clock())
         }
@@ -154,7 +155,7 @@ public final class AuthMockServer: Sendable {
     /// origin's certificate directory, or to a temporary one. HTTP/1.1 only, no client certificates.
     private func makeProxyTLSRuntime(origin: TLSRuntime?) throws -> TLSRuntime? {
         guard let settings = scenario.proxy?.tls else { return nil }
-        let request = IdentityRequest(kind: settings.identity, hosts: settings.hosts)
+        let request = IdentityRequest(kind: settings.identity, hosts: settings.hosts, root: configuration.tlsRoot)
         let now = configuration.clock()
         let identity = try origin?.identity.sibling(request, now: now) ?? TLSIdentity.generate(request, now: now)
         return try TLSRuntime(

@@ -56,6 +56,9 @@ public struct ServerConfiguration: Sendable {
     /// A server identity to use instead of generating the scenario's (`--cert`/`--key`/`--ca`). Setting
     /// it serves HTTPS even when the scenario has no `tls:` section.
     public var tlsIdentity: TLSIdentity?
+    /// The root CA generated identities are signed with (nil: a new one for each); `authmock check` shares
+    /// one across a run's cases.
+    public var tlsRoot: TLSRoot?
     /// Where to write ca.pem, chain.pem, … for clients; nil writes them to a temporary directory
     /// that shutdown removes.
     public var certificatesDirectory: String?
@@ -86,6 +89,7 @@ public struct ServerConfiguration: Sendable {
         clock: @escaping @Sendable () -> Date = { Date() },
         journalPath: String? = nil,
         tlsIdentity: TLSIdentity? = nil,
+        tlsRoot: TLSRoot? = nil,
         certificatesDirectory: String? = nil,
         plainHTTPPort: Int = 0,
         proxyPort: Int = 0
@@ -104,6 +108,7 @@ public struct ServerConfiguration: Sendable {
         self.clock = clock
         self.journalPath = journalPath
         self.tlsIdentity = tlsIdentity
+        self.tlsRoot = tlsRoot
         self.certificatesDirectory = certificatesDirectory
         self.plainHTTPPort = plainHTTPPort
         self.proxyPort = proxyPort
