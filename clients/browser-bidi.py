@@ -29,10 +29,8 @@ import os
 import re
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 from urllib.parse import urlsplit
 
@@ -40,6 +38,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 from adapter_support import env
+from browser_launch import TEMPLATE, BrowserCrashed, context_proxy, launch, launch_firefox, tail, template_ready, template_stamp
 
 CRASHED = 70
 DEBUG = os.environ.get("AUTHMOCK_BIDI_DEBUG")
@@ -53,73 +52,12 @@ class NavigationError(Exception):
     or NS_ERROR_…): what the user sees as the browser's error page."""
 
 
-class BrowserCrashed(Exception):
-    """The browser (or its driver) went away mid-run: the crash signature (`BrowserCrashed:`, exit 70)."""
-
-
 class Timeout(Exception):
     """The navigation did not complete in the time the case allows (the user gives up)."""
 
 
 # ---------------------------------------------------------------------------------------------------
-# Trust store: an NSS database, what both engines read on Linux.
-
-def nss_db(directory, cas):
-    """An NSS database in `directory` trusting each PEM CA in `cas` for TLS servers (certutil -t C,,)."""
-    os.makedirs(directory, exist_ok=True)
-    db = "sql:" + directory
-    if not os.path.exists(os.path.join(directory, "cert9.db")):
-        subprocess.run(["certutil", "-N", "-d", db, "--empty-password"], check=True, stdout=subprocess.DEVNULL)
-    for i, ca in enumerate(cas):
-        subprocess.run(["certutil", "-A", "-d", db, "-n", f"authmock-ca-{i}", "-t", "C,,", "-i", ca],
-                       check=True, stdout=subprocess.DEVNULL)
-
-
-def client_identity(directory, cert, key, scratch):
-    """The client certificate and key imported into the NSS database (pk12util wants PKCS#12)."""
-    p12 = os.path.join(scratch, "client.p12")
-    subprocess.run(["openssl", "pkcs12", "-export", "-in", cert, "-inkey", key, "-out", p12,
-                    "-passout", "pass:", "-name", "authmock-client"], check=True, stdout=subprocess.DEVNULL)
-    subprocess.run(["pk12util", "-i", p12, "-d", "sql:" + directory, "-W", ""], check=True,
-                   stdout=subprocess.DEVNULL)
-
-
-def trusted_cas():
-    cas = []
-    for name in ("AUTHMOCK_CA_FILE", "AUTHMOCK_PROXY_CA_FILE"):
-        path = env(name)
-        if path and all(not os.path.samefile(path, c) for c in cas):
-            cas.append(path)
-    return cas
-
-
-# ---------------------------------------------------------------------------------------------------
-# Launching each engine with a fresh profile; both return (process, BiDi websocket URL, session capabilities).
-
-def drain(stream, into):
-    for line in iter(stream.readline, b""):
-        into.append(line.decode("utf-8", "replace"))
-
-
-# The profile template `--prepare` makes for Firefox (git-ignored), and what it was made from.
-TEMPLATE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "browser-template", "firefox")
-FIREFOX_OMNI = "/usr/lib/firefox-esr/omni.ja"
-
-
-def template_stamp():
-    try:
-        return str(os.stat(FIREFOX_OMNI).st_mtime_ns)
-    except OSError:
-        return "none"
-
-
-def template_ready():
-    try:
-        with open(TEMPLATE + ".stamp") as f:
-            return f.read() == template_stamp()
-    except OSError:
-        return False
-
+# Firefox's profile template (browser_launch.py starts the browsers).
 
 def prepare_firefox():
     """Makes TEMPLATE, unless it is there for this Firefox: a profile Firefox created with the adapter's
@@ -128,7 +66,7 @@ def prepare_firefox():
         return 0
     scratch = tempfile.mkdtemp(prefix="authmock-firefox-template-")
     try:
-        process, url, log = launch_firefox(scratch)
+        process, url, log = launch_firefox(scratch, os.environ)
         bidi = Bidi(url, time.monotonic() + 120)
         bidi.call("session.new", {"capabilities": {}})
         bidi.send("browser.close", {})
@@ -142,201 +80,6 @@ def prepare_firefox():
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return 0
-
-
-MOZILLA_HOSTS = ".mozilla.com, .mozilla.net, .mozilla.org, .firefox.com, .mozaws.net"
-
-
-def launch_firefox(scratch):
-    """firefox-esr --headless --remote-debugging-port=0: Firefox's own BiDi server (no geckodriver)."""
-    profile = os.path.join(scratch, "profile")
-    if template_ready():
-        # A copy of the never-used profile `--prepare` made: Firefox's first start in an empty profile
-        # (start-up cache, add-on and search databases) costs ~2.5 CPU-s more than a start in a copy.
-        shutil.copytree(TEMPLATE, profile, symlinks=True, ignore=shutil.ignore_patterns("lock", ".parentlock", "user.js"))
-    else:
-        os.makedirs(profile)
-    cas = trusted_cas()
-    if cas or env("AUTHMOCK_CLIENT_CERT"):
-        nss_db(profile, cas)  # the profile's cert9.db, which Firefox opens as its certificate store
-    if env("AUTHMOCK_CLIENT_CERT"):
-        client_identity(profile, env("AUTHMOCK_CLIENT_CERT"), env("AUTHMOCK_CLIENT_KEY"), scratch)
-    prefs = {
-        # Start-up and background work nobody needs here (the prefs geckodriver's and Firefox's own
-        # remote agent recommend: remote/shared/RecommendedPreferences.sys.mjs).
-        "browser.shell.checkDefaultBrowser": False,
-        "browser.startup.homepage_override.mstone": "ignore",
-        "browser.startup.page": 0,
-        "browser.aboutwelcome.enabled": False,
-        "browser.newtabpage.enabled": False,
-        "datareporting.policy.dataSubmissionEnabled": False,
-        "datareporting.healthreport.uploadEnabled": False,
-        "toolkit.telemetry.reportingpolicy.firstRun": False,
-        "app.update.disabledForTesting": True,
-        "extensions.update.enabled": False,
-        "extensions.getAddons.cache.enabled": False,
-        "browser.safebrowsing.malware.enabled": False,
-        "browser.safebrowsing.phishing.enabled": False,
-        "browser.safebrowsing.downloads.enabled": False,
-        "browser.safebrowsing.update.enabled": False,
-        "network.captive-portal-service.enabled": False,
-        "network.connectivity-service.enabled": False,
-        "services.settings.server": "data:,#remote-settings-off",
-        "media.gmp-manager.updateEnabled": False,
-        "browser.region.network.url": "",
-        "network.dns.disablePrefetch": True,
-        "network.prefetch-next": False,
-        "network.http.speculative-parallel-limit": 0,
-        # Fewer processes: one content process, no site isolation, none started ahead, networking
-        # and media decoding in the parent process, extensions in the parent too.
-        "fission.autostart": False,
-        "dom.ipc.processCount": 1,
-        "dom.ipc.processCount.webIsolated": 1,
-        "dom.ipc.processPrelaunch.enabled": False,
-        "network.process.enabled": False,
-        "media.rdd-process.enabled": False,
-        "media.utility-process.enabled": False,
-        "extensions.webextensions.remote": False,
-        "browser.sessionstore.resume_from_crash": False,
-        "browser.tabs.unloadOnLowMemory": False,
-        "browser.pagethumbnails.capturing_disabled": True,
-        "places.history.enabled": False,
-        "browser.urlbar.suggest.searches": False,
-        "browser.search.update": False,
-        "browser.ping-centre.telemetry": False,
-        "toolkit.telemetry.enabled": False,
-        "toolkit.telemetry.unified": False,
-        "app.normandy.enabled": False,
-        "app.shield.optoutstudies.enabled": False,
-        "browser.discovery.enabled": False,
-        "extensions.pocket.enabled": False,
-        "browser.newtabpage.activity-stream.feeds.system.topstories": False,
-        "browser.newtabpage.activity-stream.feeds.telemetry": False,
-        "browser.newtabpage.activity-stream.telemetry": False,
-        "browser.newtabpage.activity-stream.feeds.section.topstories": False,
-        "browser.newtabpage.activity-stream.feeds.snippets": False,
-        "browser.newtab.preload": False,
-        "identity.fxaccounts.enabled": False,
-        "signon.rememberSignons": False,
-        "browser.contentblocking.category": "standard",
-        "privacy.trackingprotection.enabled": False,
-        "browser.translations.enable": False,
-        "browser.ml.enable": False,
-        # A client certificate the server asks for is sent without asking (the default asks the user).
-        "security.default_personal_cert": "Select Automatically",
-    }
-    if env("AUTHMOCK_TIMEOUT"):
-        # How long Firefox waits for a response before the network error NS_ERROR_NET_TIMEOUT
-        # (default 300 s); Chromium has no such setting.
-        prefs["network.http.response.timeout"] = max(1, round(float(env("AUTHMOCK_TIMEOUT"))))
-    proxy = env("AUTHMOCK_PROXY")
-    if proxy:
-        p = urlsplit(proxy)
-        if p.scheme == "https":
-            # An HTTPS proxy has no manual setting; a PAC answer "HTTPS host:port" is Firefox's way.
-            direct = " || ".join(f"dnsDomainIs(h, '{d.strip()}')" for d in MOZILLA_HOSTS.split(","))
-            pac = f"function FindProxyForURL(u, h) {{ return ({direct}) ? 'DIRECT' : 'HTTPS {p.hostname}:{p.port}'; }}"
-            prefs.update({"network.proxy.type": 2, "network.proxy.autoconfig_url": "data:text/javascript," + pac})
-        else:
-            prefs.update({"network.proxy.type": 1, "network.proxy.http": p.hostname, "network.proxy.http_port": p.port,
-                          "network.proxy.ssl": p.hostname, "network.proxy.ssl_port": p.port})
-        # Firefox never proxies loopback addresses unless told to (the test servers are on 127.0.0.1).
-        # Mozilla's own hosts, which Firefox calls in the background even so (remote settings), go direct,
-        # so that the proxy's journal holds only the case's requests.
-        prefs.update({"network.proxy.allow_hijacking_localhost": True, "network.proxy.no_proxies_on": MOZILLA_HOSTS})
-    elif env("AUTHMOCK_SOCKS_PROXY"):
-        p = urlsplit(env("AUTHMOCK_SOCKS_PROXY"))
-        prefs.update({"network.proxy.type": 1, "network.proxy.socks": p.hostname, "network.proxy.socks_port": p.port,
-                      "network.proxy.socks_version": 5, "network.proxy.socks_remote_dns": True,
-                      "network.proxy.allow_hijacking_localhost": True, "network.proxy.no_proxies_on": MOZILLA_HOSTS})
-    else:
-        prefs["network.proxy.type"] = 0
-    with open(os.path.join(profile, "user.js"), "w") as f:
-        for name, value in prefs.items():
-            f.write(f"user_pref({json.dumps(name)}, {json.dumps(value)});\n")
-    process = subprocess.Popen(
-        ["firefox-esr", "--headless", "--no-remote", "--profile", profile, "--remote-debugging-port=0"],
-        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
-        env={**os.environ, "HOME": scratch, "MOZ_CRASHREPORTER_DISABLE": "1", "XDG_CACHE_HOME": scratch})
-    STARTED.append(process)
-    log = []
-    # Firefox says where it listens on stderr: "WebDriver BiDi listening on ws://127.0.0.1:PORT".
-    for raw in iter(process.stderr.readline, b""):
-        line = raw.decode("utf-8", "replace")
-        log.append(line)
-        if DEBUG:
-            print("ff", round(time.monotonic() - T0, 2), line.strip()[:120], file=sys.stderr)
-        if line.startswith("WebDriver BiDi listening on "):
-            url = line.split()[-1] + "/session"
-            break
-    else:
-        raise BrowserCrashed("firefox exited before its BiDi server listened: " + "".join(log[-5:]).strip())
-    threading.Thread(target=drain, args=(process.stderr, log), daemon=True).start()
-    return process, url, log
-
-
-def launch_chromium(scratch):
-    """chromedriver with the capability webSocketUrl: true, Chromium's documented way to BiDi
-    (chromedriver runs the chromium-bidi mapper on top of the DevTools protocol)."""
-    home = os.path.join(scratch, "home")
-    os.makedirs(home)
-    cas = trusted_cas()
-    if cas:
-        nss_db(os.path.join(home, ".pki", "nssdb"), cas)  # the NSS database Chromium reads on Linux
-    args = [
-        "--headless", "--no-sandbox",  # no display; root in a container has no user namespace sandbox
-        "--user-data-dir=" + os.path.join(scratch, "user-data"),
-        # Start-up and background work nobody needs here (chromedriver adds --disable-background-networking,
-        # --disable-sync, --no-first-run, --disable-default-apps, --password-store=basic itself).
-        "--disable-gpu", "--disable-extensions", "--disable-component-update", "--no-default-browser-check",
-        "--disable-features=NetworkTimeServiceQuerying,Translate,OptimizationHints,MediaRouter,DialMediaRouteProvider,AutofillServerCommunication",
-        "--disable-dev-shm-usage",
-    ]
-    proxy = env("AUTHMOCK_PROXY") or env("AUTHMOCK_SOCKS_PROXY")
-    if proxy:
-        p = urlsplit(proxy)
-        scheme = "socks5" if p.scheme.startswith("socks5") else p.scheme
-        # Chromium bypasses the proxy for loopback unless the bypass list removes that rule
-        # (https://chromium.googlesource.com/chromium/src/+/HEAD/net/docs/proxy.md#Implicit-bypass-rules).
-        # Google's own hosts, which Chromium calls in the background even with
-        # --disable-background-networking (network time, updates, sign-in), go direct, so that the
-        # proxy's journal holds only the case's requests; nothing resolves them here.
-        args += [f"--proxy-server={scheme}://{p.hostname}:{p.port}",
-                 "--proxy-bypass-list=<-loopback>;*.google.com;*.googleapis.com;*.gvt1.com;*.gstatic.com",
-                 "--host-resolver-rules=MAP *.google.com ~NOTFOUND, MAP *.googleapis.com ~NOTFOUND, "
-                 "MAP *.gvt1.com ~NOTFOUND, MAP *.gstatic.com ~NOTFOUND"]
-    for attempt in range(3):
-        process = subprocess.Popen(
-            ["chromedriver", "--port=0"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            start_new_session=True, env={**os.environ, "HOME": home, "XDG_CONFIG_HOME": scratch, "XDG_CACHE_HOME": scratch})
-        STARTED.append(process)
-        log = []
-        port = None
-        for raw in iter(process.stdout.readline, b""):
-            line = raw.decode("utf-8", "replace")
-            log.append(line)
-            if "was started successfully on port " in line:
-                port = int(line.rsplit(" ", 1)[-1].strip().rstrip("."))
-                break
-        if port:
-            break
-        process.wait()
-        # chromedriver --port=0 picks a free port, then binds it for IPv4 and IPv6 apart: another
-        # process can take it in between ("bind() failed: Address already in use"); it is started again.
-        if not any("Address already in use" in line for line in log):
-            break
-    if not port:
-        raise BrowserCrashed("chromedriver exited before it listened: " + "".join(log[-5:]).strip())
-    threading.Thread(target=drain, args=(process.stdout, log), daemon=True).start()
-    import http.client
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    capabilities = {"alwaysMatch": {"webSocketUrl": True, "goog:chromeOptions": {
-        "binary": "/usr/lib/chromium/chromium", "args": args}}}
-    conn.request("POST", "/session", json.dumps({"capabilities": capabilities}), {"Content-Type": "application/json"})
-    answer = json.loads(conn.getresponse().read())["value"]
-    if "capabilities" not in answer:
-        raise BrowserCrashed("chromedriver could not start chromium: " + answer.get("message", str(answer)))
-    return process, answer["capabilities"]["webSocketUrl"], log
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -469,6 +212,10 @@ def group_cpu(pgid):
 
 
 def main(browser):
+    # A warm process (browser_warm.py) may have a browser started for this case's settings: the case then
+    # runs in a user context of its own in it (its own cookies, HTTP-auth cache, connections and proxy),
+    # removed at the end; otherwise the adapter starts a browser of its own, removed at the end.
+    shared = json.loads(env("AUTHMOCK_BIDI_SHARED", "null"))
     scratch = tempfile.mkdtemp(prefix=f"authmock-{browser}-")
 
     def cleanup():
@@ -485,21 +232,34 @@ def main(browser):
         shutil.rmtree(scratch, ignore_errors=True)
     atexit.register(cleanup)
     # authmock ends a client that overruns with SIGTERM to its process group; the browser has its own
-    # (start_new_session), so the handler takes it down too.
+    # (start_new_session), so the handler takes it down too. (A shared browser is its warm process's: it
+    # starts another one after a case that ended so.)
     def terminated(*_):
         cleanup()
         os._exit(143)
     signal.signal(signal.SIGTERM, terminated)
 
-    # How long the adapter waits for a navigation: the browser's own timeout (Firefox's
-    # network.http.response.timeout, above) ends it first; this only guards against a browser that hangs.
-    timeout = float(env("AUTHMOCK_TIMEOUT")) + 10 if env("AUTHMOCK_TIMEOUT") else 30.0
-    process, ws_url, log = (launch_firefox if browser == "firefox" else launch_chromium)(scratch)
+    # How long the adapter waits for a navigation: never less than any case's limit, so that what ends a
+    # navigation the browser does not end itself (Firefox's network.http.response.timeout, browser_launch.py)
+    # is the runner's limit, judged as the browser's; this only guards a run without one. (At 2 s + 10, a
+    # kept browser's case, which starts none, gave up by itself inside fault.stall-gives-up's 15 s.)
+    timeout = max(60.0, float(env("AUTHMOCK_TIMEOUT", "0")) + 10)
+    if shared:
+        process, ws_url, log = None, shared["ws"], shared["log"]
+    else:
+        process, ws_url, log = launch(browser, scratch, os.environ)
+        STARTED.append(process)
     bidi = Bidi(ws_url, time.monotonic() + 60)
+    user_context = None
     try:
         if browser == "firefox":
             bidi.call("session.new", {"capabilities": {}})
-        context = bidi.call("browsingContext.getTree", {"maxDepth": 0})["contexts"][0]["context"]
+        if shared:
+            proxy = context_proxy(browser, os.environ)
+            user_context = bidi.call("browser.createUserContext", {"proxy": proxy} if proxy else {})["userContext"]
+            context = bidi.call("browsingContext.create", {"type": "tab", "userContext": user_context})["context"]
+        else:
+            context = bidi.call("browsingContext.getTree", {"maxDepth": 0})["contexts"][0]["context"]
         person = Person(bidi)
         bidi.on_event = person.event
         bidi.call("session.subscribe", {"events": ["network.authRequired", "network.responseCompleted", "network.responseStarted", "network.beforeRequestSent",
@@ -520,11 +280,38 @@ def main(browser):
             bidi.deadline = time.monotonic() + timeout
             codes.append(person.navigate(context, url))
         print(" ".join(str(c) for c in codes))
-        return 0 if all(200 <= c < 300 for c in codes) else 1
+        status = 0 if all(200 <= c < 300 for c in codes) else 1
     except BrowserCrashed:
-        if process.poll() is not None:
-            sys.stderr.write("".join(log[-20:]))
+        if process is None or process.poll() is not None:
+            sys.stderr.write(tail(log) + "\n")
         raise
+    except (NavigationError, Timeout):
+        if shared:
+            leave(bidi, browser, user_context)
+        raise
+    if shared:
+        leave(bidi, browser, user_context)
+    return status
+
+
+def leave(bidi, browser, user_context):
+    """The case's user context removed (its tab with it) and the BiDi session ended, so that the warm
+    process's next case finds the browser as it was started. The case's outcome is known by then: a browser
+    that does not answer is killed here (the warm process starts another for the next case), and the case
+    ends as it would have."""
+    bidi.deadline = time.monotonic() + 10
+    try:
+        if user_context:
+            bidi.call("browser.removeUserContext", {"userContext": user_context})
+        if browser == "firefox":
+            bidi.call("session.end", {})
+        bidi.ws.close()
+    except Exception as e:
+        print(f"the shared browser did not take the case's user context back ({e}): it is ended", file=sys.stderr)
+        try:
+            os.killpg(json.loads(env("AUTHMOCK_BIDI_SHARED"))["pid"], signal.SIGKILL)
+        except (ProcessLookupError, KeyError):
+            pass
 
 
 if __name__ == "__main__":

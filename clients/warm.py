@@ -131,9 +131,30 @@ def is_python_script(argv):
     return len(argv) >= 2 and not argv[1].startswith("-")
 
 
+def hooks(modules, name):
+    """The listed modules' functions called `name` (see main), in the order the modules were listed."""
+    return [getattr(m, name) for m in modules if callable(getattr(m, name, None))]
+
+
+def call_hooks(functions, *arguments):
+    """A hook that fails is reported on this process's stderr (the warm log) and the case goes on without it."""
+    for function in functions:
+        try:
+            function(*arguments)
+        except Exception:
+            traceback.print_exc()
+
+
 def main():
-    for module in sys.argv[1:]:
-        importlib.import_module(module)
+    modules = [importlib.import_module(module) for module in sys.argv[1:]]
+    # A listed module may keep something alive across cases that no case can change (the browsers of
+    # browser_warm.py, each case in a user context of its own), through three optional functions, all called
+    # in this process, never in a child:
+    #   authmock_warm_job(job)             before the job's fork; may add to job["env"]
+    #   authmock_warm_ended(job, status)   after the child ended ({"exit": N} or {"signal": N})
+    #   authmock_warm_exit()               when the runner closes this process's input
+    before, after, leaving = (hooks(modules, name) for name in
+                              ("authmock_warm_job", "authmock_warm_ended", "authmock_warm_exit"))
     # The protocol moves off 0 and 1, which each child points at its own files.
     requests_fd, replies_fd = os.dup(0), os.dup(1)
     null = os.open(os.devnull, os.O_RDWR)
@@ -149,6 +170,7 @@ def main():
             os.waitpid(previous, 0)
             previous = None
         job = json.loads(line)
+        call_hooks(before, job)
         sys.stdout.flush()
         sys.stderr.flush()
         go_read, go_write = os.pipe()
@@ -166,11 +188,11 @@ def main():
         os.close(go_write)
         # Learn of the end without reaping: until the next line, the pid and its group stay the child's.
         info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
-        if info.si_code == os.CLD_EXITED:
-            reply({"exit": info.si_status})
-        else:
-            reply({"signal": info.si_status})
+        status = {"exit": info.si_status} if info.si_code == os.CLD_EXITED else {"signal": info.si_status}
+        reply(status)
+        call_hooks(after, job, status)
         previous = pid
+    call_hooks(leaving)
 
 
 if __name__ == "__main__":
