@@ -187,12 +187,6 @@ final class WarmProcess: @unchecked Sendable {
         }
     }
 
-    /// The next reply without blocking a caller's thread.
-    func nextReply() async -> WarmReply? {
-        await withCheckedContinuation { continuation in
-            detachThread { continuation.resume(returning: self.readReply()) }
-        }
-    }
 
     func closeInput() { closeDescriptor(requests) }
     func closeOutput() { closeDescriptor(replies) }
@@ -207,7 +201,11 @@ extension ClientProcess {
     ) async throws(LaunchError) -> Result? {
         guard let process = pool.acquire() else { return nil }
         let start = ContinuousClock.now
-        guard process.send(job), let pid = await process.nextReply()?.pid, pid > 0 else {
+        let deadline = start.advanced(by: .milliseconds(Int(timeout * 1000)))
+        // The pid comes once the child is forked; a warm process stuck before that (an import, a module's
+        // hook) is given until the case's deadline, and the case then starts cold: a warm start that fails
+        // costs time, never a verdict.
+        guard process.send(job), let pid = await PendingReply(from: process).value(by: deadline)?.pid, pid > 0 else {
             // A child that may have been forked and that the runner cannot signal ends with its warm
             // process (PR_SET_PDEATHSIG), before it starts the case (it waits for the reply to be written).
             process.spawn.signal(SIGKILL)
@@ -216,19 +214,9 @@ extension ClientProcess {
         }
         // The child leads its own group; until the reply is read it is not reaped, so the group is its own.
         ProcessLauncher.runningGroups.withLock { _ = $0.insert(pid) }
-        let exit = WaitQueue<Bool, Bool>(false)
-        let ending = Mutex<WarmReply?>(nil)
-        detachThread {
-            let reply = process.readReply()
-            ending.withLock { $0 = reply }
-            exit.update { ended, waiters in
-                ended = true
-                waiters.resumeAll(returning: true)
-            }
-        }
-        let deadline = start.advanced(by: .milliseconds(Int(timeout * 1000)))
-        let killed = await watch(signal: { kill(-pid, $0) }, exit: exit, deadline: deadline)
-        let termination = ending.withLock { $0 }?.termination
+        let ending = PendingReply(from: process)
+        let killed = await watch(signal: { kill(-pid, $0) }, exit: ending.arrived, deadline: deadline)
+        let termination = await ending.value(by: nil)?.termination
         ProcessLauncher.runningGroups.withLock { _ = $0.remove(pid) }
         guard let termination else {
             kill(-pid, SIGKILL)
@@ -241,5 +229,32 @@ extension ClientProcess {
         return Result(
             outcome: outcome, stdout: tail(of: URL(fileURLWithPath: job.stdout)), stderr: tail(of: stderrURL)
         )
+    }
+}
+
+/// A warm process's next reply, read on a thread of its own, so that no caller's thread blocks and the
+/// caller can keep a deadline.
+final class PendingReply: Sendable {
+    /// Turns true when the reply has come, or the process ended without one.
+    let arrived = WaitQueue<Bool, Bool>(false)
+    private let reply = Mutex<WarmReply?>(nil)
+
+    init(from process: WarmProcess) {
+        detachThread { [self] in
+            let value = process.readReply()
+            reply.withLock { $0 = value }
+            arrived.update { done, waiters in
+                done = true
+                waiters.resumeAll(returning: true)
+            }
+        }
+    }
+
+    /// The reply; nil when the process ended without one or none came by `deadline`.
+    func value(by deadline: ContinuousClock.Instant?) async -> WarmReply? {
+        guard await arrived.wait(until: deadline, timedOut: false, cancelled: false, { $0 ? true : nil }) else {
+            return nil
+        }
+        return reply.withLock { $0 }
     }
 }

@@ -165,6 +165,30 @@ struct WarmStartTests {
         #expect(shell.stdout == "\(getpid())\n")
     }
 
+    /// A warm process stuck before its fork (here a module's hook; a browser that never starts) is given the
+    /// case's time, then killed, and the case starts cold: the warm start costs time, never the verdict.
+    @Test func aWarmProcessStuckBeforeTheForkIsKilledAndTheCaseStartsCold() async throws {
+        let directory = try scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try Data("import time\ndef authmock_warm_job(job):\n    time.sleep(60)\n".utf8)
+            .write(to: directory.appendingPathComponent("stuck.py"))
+        var environment = ProcessInfo.processInfo.environment
+        environment["PYTHONPATH"] = directory.path
+        let warm = WarmPool(
+            command: ["python3", warmScript, "stuck"], environment: environment, workingDirectory: directory.path,
+            logDirectory: directory
+        )
+        let began = ContinuousClock.now
+        let result = try await run(
+            "import os; print(os.getppid())\n", in: directory, pool: warm, timeout: 1,
+            environment: ["PYTHONPATH": directory.path]
+        )
+        let took = ContinuousClock.now - began
+        await warm.shutdown()
+        #expect(result.outcome.exitStatus == 0 && result.stdout == "\(getpid())\n")
+        #expect(took < .seconds(10), "the case waited for the stuck warm process: \(took)")
+    }
+
     @Test func aWarmCommandThatCannotStartFallsBackToColdStarts() async throws {
         let directory = try scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
