@@ -110,7 +110,13 @@ def browser_ready(engine):
     except ImportError:
         return False
     need = ["chromedriver", "certutil"] if engine == "chromium" else ["firefox-esr", "certutil"]
-    return all(shutil.which(tool) for tool in need)
+    if not all(shutil.which(tool) for tool in need):
+        return False
+    # .ci/run installs the matrix's clients (Firefox among them) while the tests run: a package still being
+    # unpacked is not there yet.
+    package = "chromium-driver" if engine == "chromium" else "firefox-esr"
+    status = subprocess.run(["dpkg-query", "-W", "-f=${db:Status-Status}", package], capture_output=True, text=True)
+    return status.returncode != 0 or status.stdout == "installed"
 
 
 def children(pid, name):
