@@ -14,10 +14,12 @@ presses Cancel when the same realm asks again (action "cancel"), as a user who t
 password once would. The final status is the navigation's last response (`network.responseCompleted`
 of the navigation's request).
 
-Configuration is the browser's own: its proxy settings (Chromium `--proxy-server`, Firefox's
-network.proxy.* preferences), its trust store (an NSS database made with certutil: Chromium's
-$HOME/.pki/nssdb, Firefox's profile cert9.db), a fresh profile in a temporary directory removed at
-exit.
+Configuration is the browser's own (browser_launch.py): its proxy settings (a BiDi user context's
+`proxy`, or at start Chromium's `--proxy-server` and Firefox's network.proxy.* preferences), its trust
+store (an NSS database made with certutil: Chromium's $HOME/.pki/nssdb, Firefox's profile cert9.db), a
+fresh profile in a temporary directory. Under the profile's warm process (browser_warm.py) the browser is
+kept across cases and each case runs in a user context of its own, removed at the end; alone, the
+adapter starts a browser and kills it at exit.
 
 Specification: https://w3c.github.io/webdriver-bidi/ (network.addIntercept, network.authRequired,
 network.continueWithAuth, browsingContext.navigate).
@@ -38,11 +40,13 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 from adapter_support import env
-from browser_launch import TEMPLATE, BrowserCrashed, context_proxy, launch, launch_firefox, tail, template_ready, template_stamp
+from browser_launch import (TEMPLATE, BrowserCrashed, context_proxy, kill, launch, launch_firefox, tail, template_ready,
+                            template_stamp)
 
 CRASHED = 70
 DEBUG = os.environ.get("AUTHMOCK_BIDI_DEBUG")
-# Every browser (or driver) process group started, so that the exit kills it even mid-launch.
+# Every browser (or driver) this adapter started, added as each starts, so that the exit kills it even
+# mid-launch.
 STARTED = []
 T0 = time.monotonic()
 
@@ -214,7 +218,8 @@ def group_cpu(pgid):
 def main(browser):
     # A warm process (browser_warm.py) may have a browser started for this case's settings: the case then
     # runs in a user context of its own in it (its own cookies, HTTP-auth cache, connections and proxy),
-    # removed at the end; otherwise the adapter starts a browser of its own, removed at the end.
+    # removed at the end; otherwise, or when the kept browser fails before the first navigation, the
+    # adapter starts a browser of its own, killed at the end.
     shared = json.loads(env("AUTHMOCK_BIDI_SHARED", "null"))
     scratch = tempfile.mkdtemp(prefix=f"authmock-{browser}-")
 
@@ -224,17 +229,15 @@ def main(browser):
             if started.poll() is None:
                 if DEBUG:
                     print("browser cpu", group_cpu(started.pid), file=sys.stderr)
-                try:
-                    os.killpg(started.pid, signal.SIGKILL)  # the browser and its helpers (their own session)
-                except ProcessLookupError:
-                    pass
-                started.wait()
+                kill(started)  # the browser and its helpers (their own session)
         shutil.rmtree(scratch, ignore_errors=True)
     atexit.register(cleanup)
     # authmock ends a client that overruns with SIGTERM to its process group; the browser has its own
-    # (start_new_session), so the handler takes it down too. (A shared browser is its warm process's: it
-    # starts another one after a case that ended so.)
+    # (start_new_session), so the handler takes it down too, a kept one included: nothing it does after the
+    # case's end may reach the case's servers (the warm process starts another for its next case).
     def terminated(*_):
+        if shared:
+            end_shared(shared)
         cleanup()
         os._exit(143)
     signal.signal(signal.SIGTERM, terminated)
@@ -244,21 +247,26 @@ def main(browser):
     # is the runner's limit, judged as the browser's; this only guards a run without one. (At 2 s + 10, a
     # kept browser's case, which starts none, gave up by itself inside fault.stall-gives-up's 15 s.)
     timeout = max(60.0, float(env("AUTHMOCK_TIMEOUT", "0")) + 10)
+    opened = None
     if shared:
-        process, ws_url, log = None, shared["ws"], shared["log"]
+        try:
+            opened = open_context(browser, shared["ws"])
+        except Exception as e:
+            # The kept browser, not this client, failed: it is ended, and the case gets a browser of its own.
+            print(f"the kept browser failed before the case began ({e}): starting one for the case", file=sys.stderr)
+            end_shared(shared)
+            shared = None
+    if shared:
+        process, log = None, shared["log"]
+        bidi, context, user_context = opened
     else:
-        process, ws_url, log = launch(browser, scratch, os.environ)
-        STARTED.append(process)
-    bidi = Bidi(ws_url, time.monotonic() + 60)
-    user_context = None
+        process, ws_url, log = launch(browser, scratch, os.environ, started=STARTED)
+        bidi = Bidi(ws_url, time.monotonic() + 60)
+        user_context = None
     try:
-        if browser == "firefox":
-            bidi.call("session.new", {"capabilities": {}})
-        if shared:
-            proxy = context_proxy(browser, os.environ)
-            user_context = bidi.call("browser.createUserContext", {"proxy": proxy} if proxy else {})["userContext"]
-            context = bidi.call("browsingContext.create", {"type": "tab", "userContext": user_context})["context"]
-        else:
+        if not shared:
+            if browser == "firefox":
+                bidi.call("session.new", {"capabilities": {}})
             context = bidi.call("browsingContext.getTree", {"maxDepth": 0})["contexts"][0]["context"]
         person = Person(bidi)
         bidi.on_event = person.event
@@ -287,31 +295,48 @@ def main(browser):
         raise
     except (NavigationError, Timeout):
         if shared:
-            leave(bidi, browser, user_context)
+            leave(bidi, browser, user_context, shared)
         raise
     if shared:
-        leave(bidi, browser, user_context)
+        leave(bidi, browser, user_context, shared)
     return status
 
 
-def leave(bidi, browser, user_context):
+def open_context(browser, ws_url):
+    """A new BiDi session on the kept browser, a user context with the case's proxy and a tab in it."""
+    bidi = Bidi(ws_url, time.monotonic() + 30)
+    if browser == "firefox":
+        bidi.call("session.new", {"capabilities": {}})
+    proxy = context_proxy(browser, os.environ)
+    user_context = bidi.call("browser.createUserContext", {"proxy": proxy} if proxy else {})["userContext"]
+    context = bidi.call("browsingContext.create", {"type": "tab", "userContext": user_context})["context"]
+    return bidi, context, user_context
+
+
+def end_shared(shared):
+    """The kept browser killed (its whole session): the warm process starts another for its next case."""
+    try:
+        os.killpg(shared["pid"], signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def leave(bidi, browser, user_context, shared):
     """The case's user context removed (its tab with it) and the BiDi session ended, so that the warm
-    process's next case finds the browser as it was started. The case's outcome is known by then: a browser
-    that does not answer is killed here (the warm process starts another for the next case), and the case
-    ends as it would have."""
+    process's next case finds the browser as it was started, which the `clean` mark tells it. The case's
+    outcome is known by then: a browser that does not answer is killed here, and the case ends as it would
+    have."""
     bidi.deadline = time.monotonic() + 10
     try:
-        if user_context:
-            bidi.call("browser.removeUserContext", {"userContext": user_context})
+        bidi.call("browser.removeUserContext", {"userContext": user_context})
         if browser == "firefox":
             bidi.call("session.end", {})
         bidi.ws.close()
-    except Exception as e:
-        print(f"the shared browser did not take the case's user context back ({e}): it is ended", file=sys.stderr)
-        try:
-            os.killpg(json.loads(env("AUTHMOCK_BIDI_SHARED"))["pid"], signal.SIGKILL)
-        except (ProcessLookupError, KeyError):
+        with open(shared["clean"], "w"):
             pass
+    except Exception as e:
+        print(f"the kept browser did not take the case's user context back ({e}): it is ended", file=sys.stderr)
+        end_shared(shared)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from urllib.parse import urlsplit
 
@@ -102,8 +103,9 @@ def launch_key(engine, inputs):
         return read(path) if path else None
     return json.dumps({
         "engine": engine,
-        "cas": sorted(read(path) for path in trusted_cas(inputs)),
-        "client": [contents("AUTHMOCK_CLIENT_CERT"), contents("AUTHMOCK_CLIENT_KEY")],
+        "cas": sorted(set(read(path) for path in trusted_cas(inputs))),
+        # Chromium is given no client certificate (its profile skips them).
+        "client": [contents("AUTHMOCK_CLIENT_CERT"), contents("AUTHMOCK_CLIENT_KEY")] if engine == "firefox" else None,
         "timeout": value(inputs, "AUTHMOCK_TIMEOUT") if engine == "firefox" else None,
         "proxy": None if context_proxy(engine, inputs) else
         [value(inputs, "AUTHMOCK_PROXY"), value(inputs, "AUTHMOCK_SOCKS_PROXY")] if startup_proxy(inputs) else None,
@@ -114,23 +116,54 @@ def startup_proxy(inputs):
     return value(inputs, "AUTHMOCK_PROXY") or value(inputs, "AUTHMOCK_SOCKS_PROXY")
 
 
-def launch(engine, scratch, inputs, shared=False):
+def single_use(key):
+    """Whether a browser started for `key` can serve no other case: one started for a case's own HTTPS or
+    SOCKS proxy (its port is the case's) or its own client certificate."""
+    settings = json.loads(key)
+    return settings["proxy"] is not None or (settings["client"] is not None and settings["client"] != [None, None])
+
+
+def launch(engine, scratch, inputs, shared=False, started=None):
     """Starts `engine` for the case `inputs` describe in `scratch`: (process, BiDi websocket URL, log path).
-    A `shared` browser leaves a proxy a user context can carry to the user contexts; it also ends with the
-    process that started it (PR_SET_PDEATHSIG), since it outlives the cases."""
-    return (launch_firefox if engine == "firefox" else launch_chromium)(scratch, inputs, shared)
+    Each process is appended to `started` as soon as it runs, so that a caller can kill it even when the
+    launch fails half-way. A `shared` browser leaves a proxy a user context can carry to the user contexts;
+    it also ends with the process that started it, since it outlives the cases (`start`)."""
+    launcher = launch_firefox if engine == "firefox" else launch_chromium
+    return launcher(scratch, inputs, shared, started if started is not None else [])
 
 
-def start(command, log, session_env, shared):
-    """`command` in a session of its own (so the adapter's exit kills it and its helpers at once), its
-    output to `log`."""
-    def end_with_parent():
-        import ctypes
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+# A shared browser runs under this watchdog, in a session of its own: when the warm process that started it
+# dies, however it dies, the watchdog (PR_SET_PDEATHSIG) kills the whole session, the browser's helpers
+# included (a PR_SET_PDEATHSIG on the browser itself would not reach the children it forks).
+WATCHDOG = """
+import ctypes, os, signal, subprocess, sys
+signal.signal(signal.SIGTERM, lambda *_: os.killpg(0, signal.SIGKILL))
+ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+if os.getppid() != int(sys.argv[1]):
+    os.killpg(0, signal.SIGKILL)
+sys.exit(subprocess.call(sys.argv[2:]))
+"""
+
+
+def start(command, log, session_env, shared, started):
+    """`command` in a session of its own (so that one killpg ends it and its helpers), its output to `log`;
+    a shared browser under WATCHDOG."""
+    if shared:
+        command = [sys.executable, "-c", WATCHDOG, str(os.getpid())] + command
     with open(log, "wb") as out:
-        return subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                                start_new_session=True, env=session_env,
-                                preexec_fn=end_with_parent if shared else None)
+        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                   start_new_session=True, env=session_env)
+    started.append(process)
+    return process
+
+
+def kill(process):
+    """The process's whole session (it leads one: `start`), then the process reaped."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    process.wait()
 
 
 def wait_for(process, log, marker, seconds=60):
@@ -246,7 +279,8 @@ FIREFOX_PREFS = {
 }
 
 
-def launch_firefox(scratch, inputs, shared=False):
+def launch_firefox(scratch, inputs, shared=False, started=None):
+    started = started if started is not None else []
     """firefox-esr --headless --remote-debugging-port=0: Firefox's own BiDi server (no geckodriver)."""
     profile = os.path.join(scratch, "profile")
     if template_ready():
@@ -294,7 +328,7 @@ def launch_firefox(scratch, inputs, shared=False):
     log = os.path.join(scratch, "browser.log")
     process = start(["firefox-esr", "--headless", "--no-remote", "--profile", profile, "--remote-debugging-port=0"],
                     log, {**os.environ, "HOME": scratch, "MOZ_CRASHREPORTER_DISABLE": "1", "XDG_CACHE_HOME": scratch},
-                    shared)
+                    shared, started)
     # Firefox says where it listens: "WebDriver BiDi listening on ws://127.0.0.1:PORT".
     line = wait_for(process, log, "WebDriver BiDi listening on ")
     return process, line.split()[-1] + "/session", log
@@ -304,7 +338,8 @@ def launch_firefox(scratch, inputs, shared=False):
 # Chromium: chromedriver with the capability webSocketUrl: true, Chromium's documented way to BiDi
 # (chromedriver runs the chromium-bidi mapper on top of the DevTools protocol).
 
-def launch_chromium(scratch, inputs, shared=False):
+def launch_chromium(scratch, inputs, shared=False, started=None):
+    started = started if started is not None else []
     home = os.path.join(scratch, "home")
     os.makedirs(home)
     cas = trusted_cas(inputs)
@@ -330,12 +365,12 @@ def launch_chromium(scratch, inputs, shared=False):
     log = os.path.join(scratch, "chromedriver.log")
     session_env = {**os.environ, "HOME": home, "XDG_CONFIG_HOME": scratch, "XDG_CACHE_HOME": scratch}
     for attempt in range(3):
-        process = start(["chromedriver", "--port=0"], log, session_env, shared)
+        process = start(["chromedriver", "--port=0"], log, session_env, shared, started)
         try:
             line = wait_for(process, log, "was started successfully on port ")
             break
         except BrowserCrashed:
-            process.wait()
+            kill(process)
             # chromedriver --port=0 picks a free port, then binds it for IPv4 and IPv6 apart: another
             # process can take it in between ("bind() failed: Address already in use"); it is started again.
             if attempt == 2 or "Address already in use" not in read(log):
@@ -348,7 +383,5 @@ def launch_chromium(scratch, inputs, shared=False):
     conn.request("POST", "/session", json.dumps({"capabilities": capabilities}), {"Content-Type": "application/json"})
     answer = json.loads(conn.getresponse().read())["value"]
     if "capabilities" not in answer:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
         raise BrowserCrashed("chromedriver could not start chromium: " + answer.get("message", str(answer)))
     return process, answer["capabilities"]["webSocketUrl"], log

@@ -10,7 +10,8 @@ this process's own): its own process group, the case's environment,
 working directory, argv and output files, the script run as `__main__` with its directory first on
 sys.path, and its exit status (or the signal that ended it) is the case's. Only the cost of starting
 an interpreter and importing the library is saved; no state crosses from one case to the next, because
-nothing runs in this process but imports, and each case runs in a child that is thrown away.
+nothing runs in this process but imports (and the hooks of main(), which run here and never in a case),
+and each case runs in a child that is thrown away.
 
 Replies, one JSON line each on the descriptor the runner reads: {"pid": N} once the child is forked (it starts
 the case only after this line is written), then
@@ -31,11 +32,14 @@ import threading
 import traceback
 
 STARTUP_ENVIRONMENT = dict(os.environ)
+ORIGINAL_HANDLERS = {number: signal.getsignal(number) for number in (signal.SIGTERM, signal.SIGINT)}
 
 
 def run_child(job, requests_fd, replies_fd, parent, go):
     """In the forked child: become the case's client, run it, and never return."""
     os.setpgid(0, 0)
+    for number, handler in ORIGINAL_HANDLERS.items():
+        signal.signal(number, handler)
     end_with_parent(parent)
     os.close(requests_fd)
     os.close(replies_fd)
@@ -165,34 +169,46 @@ def main():
     reply = lambda value: os.write(replies_fd, (json.dumps(value) + "\n").encode())
     previous = None
     parent = os.getpid()
-    for line in requests:
-        if previous is not None:
-            os.waitpid(previous, 0)
-            previous = None
-        job = json.loads(line)
-        call_hooks(before, job)
-        sys.stdout.flush()
-        sys.stderr.flush()
-        go_read, go_write = os.pipe()
-        pid = os.fork()
-        if pid == 0:
+    # SIGTERM or SIGINT (authmock passes Ctrl-C on to the groups it started) end the loop, and the exit
+    # hooks still run; each child gets the signals' dispositions back before it runs its case.
+    for number in ORIGINAL_HANDLERS:
+        signal.signal(number, lambda number, _: sys.exit(128 + number))
+    try:
+        for line in requests:
+            if previous is not None:
+                os.waitpid(previous, 0)
+                previous = None
+            job = json.loads(line)
+            call_hooks(before, job)
+            sys.stdout.flush()
+            sys.stderr.flush()
+            go_read, go_write = os.pipe()
+            pid = os.fork()
+            if pid == 0:
+                os.close(go_write)
+                run_child(job, requests_fd, replies_fd, parent, go_read)
+            os.close(go_read)
+            try:
+                os.setpgid(pid, pid)  # as the child does: whichever runs first, the group exists before the reply
+            except OSError:
+                pass
+            reply({"pid": pid})
+            try:
+                os.write(go_write, b"g")
+            except BrokenPipeError:
+                pass  # the runner's signal ended the child before it started the case
             os.close(go_write)
-            run_child(job, requests_fd, replies_fd, parent, go_read)
-        os.close(go_read)
-        try:
-            os.setpgid(pid, pid)  # as the child does: whichever runs first, the group exists before the reply
-        except OSError:
-            pass
-        reply({"pid": pid})
-        os.write(go_write, b"g")
-        os.close(go_write)
-        # Learn of the end without reaping: until the next line, the pid and its group stay the child's.
-        info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
-        status = {"exit": info.si_status} if info.si_code == os.CLD_EXITED else {"signal": info.si_status}
-        reply(status)
-        call_hooks(after, job, status)
-        previous = pid
-    call_hooks(leaving)
+            # Learn of the end without reaping: until the next line, the pid and its group stay the child's.
+            info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
+            status = {"exit": info.si_status} if info.si_code == os.CLD_EXITED else {"signal": info.si_status}
+            # Before the reply: what the hook ends (a kept browser the case left unclean) must not go on
+            # reaching the case's servers once the runner has judged it.
+            call_hooks(after, job, status)
+            reply(status)
+            previous = pid
+    finally:
+        if os.getpid() == parent:  # never in a child that raised before its case began
+            call_hooks(leaving)
 
 
 if __name__ == "__main__":

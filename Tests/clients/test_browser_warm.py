@@ -106,7 +106,7 @@ def test_the_launch_key_is_what_a_browser_is_started_with(tmp_path):
 
 def browser_ready(engine):
     try:
-        import websockets  # noqa: F401
+        import websockets.sync.client  # noqa: F401  (websockets 11 or later, what browser-bidi.py uses)
     except ImportError:
         return False
     need = ["chromedriver", "certutil"] if engine == "chromium" else ["firefox-esr", "certutil"]
@@ -119,17 +119,67 @@ def browser_ready(engine):
     return status.returncode != 0 or status.stdout == "installed"
 
 
-def children(pid, name):
-    found = []
+def descendants(pid, name):
+    """The processes called `name` below `pid` (a kept browser runs under a watchdog, the warm process's child)."""
+    parents, names = {}, {}
     for entry in os.listdir("/proc"):
         try:
-            fields = open(f"/proc/{entry}/stat").read().rsplit(")", 1)[1].split()
-            command = open(f"/proc/{entry}/comm").read().strip()
-        except (OSError, IndexError):
+            parents[int(entry)] = int(open(f"/proc/{entry}/stat").read().rsplit(")", 1)[1].split()[1])
+            names[int(entry)] = open(f"/proc/{entry}/comm").read().strip()
+        except (OSError, IndexError, ValueError):
             continue
-        if int(fields[1]) == pid and command == name:
-            found.append(int(entry))
-    return found
+    def below(p):
+        while p in parents and p > 1:
+            p = parents[p]
+            if p == pid:
+                return True
+        return False
+    return [p for p, n in names.items() if n == name and below(p)]
+
+
+def serve(scenario, tmp_path):
+    ready = tmp_path / f"ready-{scenario}.json"
+    server = subprocess.Popen([BIN, "serve", str(ROOT / "scenarios" / scenario), "--port", "0",
+                               "--ready-file", str(ready)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(300):
+        if ready.exists():
+            break
+        subprocess.run(["sleep", "0.05"])
+    return server, json.loads(ready.read_text())
+
+
+@pytest.mark.parametrize("engine", ["chromium", "firefox"])
+def test_a_kept_browser_never_meets_a_proxy_it_authenticated_to(engine, tmp_path):
+    """Firefox keeps proxy credentials outside its user contexts: a case whose proxy address the kept
+    browser has met gets a browser of its own, so the second case's browser is asked by the proxy again."""
+    if not browser_ready(engine):
+        pytest.skip(f"{engine}'s driver, certutil or the websockets module is not installed")
+    server, ready = serve("proxy-basic.yaml", tmp_path)
+    warm = None
+    try:
+        warm = Warm(["browser_warm"], tmp_path)
+        argv = ["python3", "browser-bidi.py", "--browser", engine]
+        proxied = {"AUTHMOCK_URL": ready["url"], "AUTHMOCK_PROXY": ready["proxy"]["url"]}
+        _, typed, out1, err1 = warm.run(argv, {**proxied, "AUTHMOCK_PROXY_USER": "carrier", "AUTHMOCK_PROXY_PASSWORD": "pigeon"})
+        assert typed == {"exit": 0} and out1.strip() == "200", err1
+        _, asked, out2, err2 = warm.run(argv, proxied)
+        # Asked again, the person (no proxy password this time) cancels: Chromium shows the 407, Firefox
+        # its proxy error page.
+        assert asked == {"exit": 1}, err2
+        journal = subprocess.run(["curl", "-s", ready["url"] + "_authmock/journal"], capture_output=True, text=True).stdout
+        pages = [e for e in json.loads(journal)["entries"]
+                 if "proxy" in (e.get("hop"), e.get("server")) and not e.get("target", "").endswith("favicon.ico")]
+        granted = next(i for i, e in enumerate(pages) if e.get("status") == 200)
+        second = pages[granted + 1:]
+        assert second and second[0].get("status") == 407, pages
+        assert all("credentials" not in e for e in second), second
+        assert warm.close() == 0
+        warm = None
+    finally:
+        if warm:
+            warm.process.kill()
+        server.terminate()
+        server.wait()
 
 
 @pytest.mark.parametrize("engine", ["chromium", "firefox"])
@@ -156,7 +206,7 @@ def test_a_kept_browser_forgets_each_case(engine, tmp_path):
         _, asked, out2, err2 = warm.run(argv, {"AUTHMOCK_URL": url})
         assert asked == {"exit": 1} and out2.strip() == "401", err2
         driver = "chromedriver" if engine == "chromium" else "firefox-esr"
-        started = children(warm.process.pid, driver)
+        started = descendants(warm.process.pid, driver)
         assert len(started) == 1, f"one browser for both cases, found {started}"
         journal = subprocess.run(["curl", "-s", url + "_authmock/journal"], capture_output=True, text=True).stdout
         entries = [e for e in json.loads(journal)["entries"] if e["target"] == "/"]
