@@ -33,8 +33,10 @@ struct WaitQueueTests {
             open = 0
             waiters.resumeAll(returning: "closed")
         }
+        // "closed", not "deadline": the condition ended the wait. The time only shows the 30 s deadline was
+        // far off (a loaded CI machine once took 5.2 s to schedule these tasks, so no tighter bound).
         #expect(await waiting.value == "closed")
-        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(ContinuousClock.now - started < .seconds(20))
     }
 
     /// The deadline ends the wait with `timedOut`, not before it, and leaves no waiter behind.
