@@ -116,12 +116,12 @@ struct SOCKS5ServerTests {
             let login: [UInt8] = [0x05, 0x01, 0x02, 0x01, 0x04] + Array("mole".utf8) + [0x06] + Array("tunnel".utf8)
             let bind = login + [0x05, 0x02, 0x00, 0x01, 127, 0, 0, 1, 0x1F, 0x90]
             #expect(try Self.exchange(port, bind) == [0x05, 0x02, 0x01, 0x00, 0x05, 0x07, 0x00, 0x01, 0, 0, 0, 0, 0, 0])
-            try await Task.sleep(for: .milliseconds(200))
+            // Each connection's entry is written when the server has read it to its end; the truncated
+            // greeting's may come after the next connection's (a loaded CI machine ordered them so).
+            #expect(await server.waitForConnectionsToClose(timeout: .seconds(10)))
             let verdicts = socksEntries(server).map(\.verdict)
-            #expect(
-                verdicts == [.socks5Truncated, .socks5BadVersion, .socks5BadUsername, .socks5CommandNotSupported],
-                "\(verdicts)"
-            )
+            let expected: [Verdict] = [.socks5Truncated, .socks5BadVersion, .socks5BadUsername, .socks5CommandNotSupported]
+            #expect(verdicts.map(\.rawValue).sorted() == expected.map(\.rawValue).sorted(), "\(verdicts)")
             let ok = try await curl([
                 "--socks5-hostname", "127.0.0.1:\(port)", "--proxy-user", "mole:tunnel", "http://localhost:\(server.port)/",
             ])
@@ -138,7 +138,7 @@ struct SOCKS5ServerTests {
         try await Task.sleep(for: .milliseconds(100))
         let started = ContinuousClock.now
         try await server.shutdown()
-        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(ContinuousClock.now - started < .seconds(8), "before the 10 s grace period a stalled client would take")
         #expect(server.journal.map(\.verdict) == [.socks5Truncated])
         #expect(server.journal.first?.detail == "the server shut down during the greeting")
     }

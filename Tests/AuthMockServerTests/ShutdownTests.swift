@@ -61,7 +61,7 @@ struct ShutdownTests {
         let started = ContinuousClock.now
         second = nil
         #expect(await waiting.value, "the last close ends the wait")
-        #expect(ContinuousClock.now - started < .seconds(5), "long before the 30 s deadline")
+        #expect(ContinuousClock.now - started < .seconds(20), "long before the 30 s deadline")
         _ = (first, second)
         try await server.shutdown()
     }

@@ -68,7 +68,7 @@ struct WaitQueueTests {
         let started = ContinuousClock.now
         waiting.cancel()
         #expect(await waiting.value == "cancelled")
-        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(ContinuousClock.now - started < .seconds(20), "long before the 30 s deadline")
         #expect(queue.update { $1.resumeFirst(returning: "late") } == false)
     }
 
