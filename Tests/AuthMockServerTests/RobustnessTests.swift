@@ -21,23 +21,26 @@ struct RobustnessTests {
     /// A head trickled in one field at a time (slowloris) gets 408 once the header timeout passes;
     /// a client on another connection is answered meanwhile.
     @Test func slowHeadGets408AndOthersAreServed() async throws {
-        let configuration = ServerConfiguration(port: 0, headerTimeout: .seconds(1), idleTimeout: .seconds(30))
+        let headerTimeout = Duration.seconds(2)
+        let configuration = ServerConfiguration(port: 0, headerTimeout: headerTimeout, idleTimeout: .seconds(30))
         try await withServer(try shipped("basic.yaml"), configuration: configuration) { server in
-            let slow = try RawConnection(port: server.port)
             let start = ContinuousClock.now
+            let slow = try RawConnection(port: server.port)
             try slow.send("GET / HTTP/1.1\r\n")
-            var answered = 0
+            // Answers that came while the slow head was surely still open: before its timeout could pass. One is
+            // the proof; how many fit in the window depends on the machine's load (a loaded CI run fit two in 1 s).
+            var answeredMeanwhile = 0
             // Each field comes well within the idle timeout; the head as a whole takes too long.
-            for index in 0..<60 {
+            for index in 0..<400 {
                 guard slow.send(bytes: Array("X-Trickle-\(index): 1\r\n".utf8)) else { break }
                 let other = try rawExchange(port: server.port, Array((Self.authorized.dropLast() + "Connection: close\r\n\r\n").utf8))
-                if other.hasPrefix("HTTP/1.1 200 ") { answered += 1 }
+                if other.hasPrefix("HTTP/1.1 200 "), ContinuousClock.now - start < headerTimeout { answeredMeanwhile += 1 }
                 try await Task.sleep(for: .milliseconds(50))
             }
             let text = slow.readToEnd()
             #expect(text.hasPrefix("HTTP/1.1 408 "), "\(text.prefix(60))")
-            #expect(ContinuousClock.now - start >= .seconds(1))
-            #expect(answered >= 3, "other clients are served while one trickles its head")
+            #expect(ContinuousClock.now - start >= headerTimeout)
+            #expect(answeredMeanwhile >= 1, "other clients are served while one trickles its head")
             let entry = try #require(server.journal.first { $0.verdict == .headerTimeout })
             #expect(entry.status == 408)
             #expect(try await Self.eventually(server) { $0.openConnections == 0 }.openConnections == 0)
