@@ -351,7 +351,11 @@ def launch_chromium(scratch, inputs, shared=False, started=None):
         # Start-up and background work nobody needs here (chromedriver adds --disable-background-networking,
         # --disable-sync, --no-first-run, --disable-default-apps, --password-store=basic itself).
         "--disable-gpu", "--disable-extensions", "--disable-component-update", "--no-default-browser-check",
-        "--disable-features=NetworkTimeServiceQuerying,Translate,OptimizationHints,MediaRouter,DialMediaRouteProvider,AutofillServerCommunication",
+        "--disable-features=NetworkTimeServiceQuerying,Translate,OptimizationHints,MediaRouter,DialMediaRouteProvider,AutofillServerCommunication,"
+        # Every window (a case's user context gets one) renders its address bar's suggestion popups as WebUI
+        # pages, chrome://omnibox-popup.top-chrome/, in a renderer of their own: about 1 CPU-s a case, for
+        # a popup nobody opens. Browser UI only: the network stack a case judges is the same.
+        "WebUIOmniboxPopup,WebUIOmniboxAimPopup",
         "--disable-dev-shm-usage",
         # Google's hosts resolve nowhere here, proxy or not.
         "--host-resolver-rules=" + ", ".join(f"MAP {h} ~NOTFOUND" for h in GOOGLE_HOSTS),
