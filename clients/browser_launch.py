@@ -354,7 +354,8 @@ def launch_chromium(scratch, inputs, shared=False, started=None):
         "--disable-features=NetworkTimeServiceQuerying,Translate,OptimizationHints,MediaRouter,DialMediaRouteProvider,AutofillServerCommunication,"
         # Every window (a case's user context gets one) renders its address bar's suggestion popups as WebUI
         # pages, chrome://omnibox-popup.top-chrome/, in a renderer of their own: about 1 CPU-s a case, for
-        # a popup nobody opens. Browser UI only: the network stack a case judges is the same.
+        # a popup nobody opens. Off, the browser draws them with its native views. Browser UI only: the
+        # network stack a case judges is the same.
         "WebUIOmniboxPopup,WebUIOmniboxAimPopup",
         "--disable-dev-shm-usage",
         # Google's hosts resolve nowhere here, proxy or not.

@@ -49,6 +49,7 @@ def test_the_command_maps_the_archive_prepare_makes(name):
     # Each archive and jar is its profile's own: two profiles writing one file would race in ci/conformance.
     others = [yaml.safe_load((CLIENTS / f"{n}.yaml").read_text())["command"] for n in java_profiles() if n != name]
     assert all(archive != prepare.option(other, "-XX:SharedArchiveFile=") for other in others)
+    assert all(jar != other[other.index("-cp") + 1].split(":")[0] for other in others)
 
 
 def test_up_to_date_means_newer_than_every_input(tmp_path):
@@ -60,11 +61,12 @@ def test_up_to_date_means_newer_than_every_input(tmp_path):
     later = archive.stat().st_mtime + 10
     os.utime(source, (later, later))
     assert not prepare.up_to_date(str(archive), [str(source)]), "a source edited after the dump makes it stale"
+    assert not prepare.up_to_date(str(archive), [str(tmp_path / "adapter.jar")]), "a missing jar is built, not trusted"
 
 
 @pytest.mark.skipif(shutil.which("javac") is None or shutil.which("openssl") is None,
                     reason="no JDK here (.ci/run installs one for the matrix)")
-def test_prepare_makes_an_archive_the_command_maps(tmp_path):
+def test_prepare_makes_an_archive_the_command_maps(tmp_path, monkeypatch):
     # A copy of the JDK profile and its sources, so that the test leaves clients/ as it was.
     name = "java-httpurlconnection"
     shutil.copy(CLIENTS / f"{name}.yaml", tmp_path)
@@ -84,6 +86,17 @@ def test_prepare_makes_an_archive_the_command_maps(tmp_path):
     loaded = [line for line in mapped.stdout.splitlines() if " Main source: " in line]
     assert loaded and "shared objects file" in loaded[0], (mapped.stdout[-2000:], mapped.stderr[-500:])
     # A second prepare finds everything up to date and touches nothing.
-    before = (tmp_path / "java-jdk" / "urlconnection.jsa").stat().st_mtime
+    archive, jar = tmp_path / "java-jdk" / "urlconnection.jsa", tmp_path / "java-jdk" / "urlconnection.jar"
+    before = archive.stat().st_mtime
     subprocess.run(arguments, cwd=tmp_path, check=True, timeout=60)
-    assert (tmp_path / "java-jdk" / "urlconnection.jsa").stat().st_mtime == before
+    assert archive.stat().st_mtime == before
+    # A jar replaced since the dump but older by its mtime (as dpkg installs a library's new jar): the JVM
+    # would refuse the archive, so prepare dumps it again.
+    monkeypatch.chdir(tmp_path)  # the archive holds the class path as the command gives it: relative
+    relative = ("java-jdk/urlconnection.jsa", ["java-jdk/urlconnection.jar"])
+    assert prepare.maps("java", *relative)
+    os.utime(jar, (before - 100, before - 100))
+    assert prepare.up_to_date(str(archive), [str(jar)]) and not prepare.maps("java", *relative)
+    subprocess.run(arguments, cwd=tmp_path, check=True, timeout=300)
+    assert archive.stat().st_mtime != before
+    assert prepare.maps("java", *relative)

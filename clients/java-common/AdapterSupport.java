@@ -4,9 +4,9 @@
 // the client contract asks for (README, "The client contract"): 1 for an exception of a type the library
 // documents, 70 (EX_SOFTWARE) with the stack trace for any other, a crash (issue 26).
 //
-// Compiled together with each adapter by its profile's prepare step (java-common/prepare.py, which also
-// dumps the class-data sharing archive the profile's command maps); by hand, e.g.
-//   javac -cp "$CP" -d okhttp/classes okhttp/Main.java java-common/AdapterSupport.java
+// Compiled together with each adapter, into the jar its profile's command runs, by the profile's prepare
+// step, which also dumps the class-data sharing archive that command maps; by hand (in clients/), e.g.
+//   python3 java-common/prepare.py okhttp okhttp/Main.java java-common/AdapterSupport.java
 // and used through static imports (`import static authmock.AdapterSupport.input;`). Standard library
 // only, so it compiles beside any adapter.
 

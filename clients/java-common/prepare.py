@@ -15,7 +15,8 @@ JVM prints on stdout, out of the client's output).
 The class list comes from two runs of the profile's own command against a local server that answers without
 credentials with a Digest and a Basic challenge and with credentials 200: one over HTTP, one over HTTPS (a
 throwaway certificate from openssl). A training run that fails leaves no archive: the cases then run as before.
-Up to date (the archive newer than the sources, the profile and every jar on the class path): nothing to do.
+Up to date (every input there and older than the archive, and the JVM maps the archive with the command's
+class path, which a newer JDK or library jar would refuse): nothing to do.
 """
 import http.server
 import os
@@ -69,18 +70,41 @@ def option(command, prefix):
     return next((arg[len(prefix):] for arg in command if arg.startswith(prefix)), None)
 
 
+# What the runner takes out of every client's environment (Runner+Inputs.swift), taken out of the training
+# runs' too: a caller's AUTHMOCK_PROXY or https_proxy must not send them elsewhere.
+PROXY_VARIABLES = {"http_proxy", "https_proxy", "all_proxy", "no_proxy", "ftp_proxy"}
+
+
+def base_environment():
+    return {k: v for k, v in os.environ.items() if not k.startswith("AUTHMOCK_") and k.lower() not in PROXY_VARIABLES}
+
+
 def up_to_date(archive, inputs):
-    if not os.path.exists(archive):
+    """The archive exists and no input is missing or newer (a missing jar must be built, not trusted)."""
+    if not os.path.exists(archive) or not all(os.path.exists(path) for path in inputs):
         return False
     built = os.path.getmtime(archive)
-    return all(os.path.getmtime(path) <= built for path in inputs if os.path.exists(path))
+    return all(os.path.getmtime(path) <= built for path in inputs)
+
+
+def maps(java, archive, classpath):
+    """Whether the JVM maps the archive with this class path: -Xshare:on makes a refusal an error. A JDK or a
+    library jar upgraded since the dump (installed with its package's older mtime) is refused here."""
+    probe = subprocess.run([java, "-Xshare:on", f"-XX:SharedArchiveFile={archive}", "-cp", ":".join(classpath), "-version"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
+    return probe.returncode == 0
+
+
+def temporary(path):
+    """A name beside `path` no other prepare uses at the same time (os.replace then installs it whole)."""
+    return f"{path}.{os.getpid()}.tmp"
 
 
 def compile_jar(jar, classpath, sources):
     with tempfile.TemporaryDirectory() as classes:
         subprocess.run(["javac", "-cp", ":".join(classpath), "-d", classes, *sources], check=True)
-        subprocess.run(["jar", "cf", jar + ".tmp", "-C", classes, "."], check=True)
-    os.replace(jar + ".tmp", jar)
+        subprocess.run(["jar", "cf", temporary(jar), "-C", classes, "."], check=True)
+    os.replace(temporary(jar), jar)
 
 
 def class_list(command, work):
@@ -95,11 +119,11 @@ def class_list(command, work):
     lines, seen = [], set()
     for index, (scheme, server) in enumerate((("http", serve()), ("https", serve(context)))):
         listed = os.path.join(work, f"classes-{index}.lst")
-        environment = dict(os.environ, AUTHMOCK_URL=f"{scheme}://127.0.0.1:{server.server_address[1]}/",
+        environment = dict(base_environment(), AUTHMOCK_URL=f"{scheme}://127.0.0.1:{server.server_address[1]}/",
                            AUTHMOCK_USER="alice", AUTHMOCK_PASSWORD="wonderland", AUTHMOCK_CA_FILE=cert, AUTHMOCK_TIMEOUT="20")
         try:
             done = subprocess.run([training[0], f"-XX:DumpLoadedClassList={listed}", *training[1:]], env=environment,
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=60)
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=120)
         finally:
             server.shutdown()
         if done.returncode != 0:
@@ -121,25 +145,29 @@ def main(argv):
     if not jar.endswith(".jar") or not archive:
         print(f"prepare.py: {profile}'s command needs -cp ADAPTER.jar:… and -XX:SharedArchiveFile=…", file=sys.stderr)
         return 2
-    if up_to_date(archive, [*sources, profile + ".yaml", __file__, *classpath]):
+    if up_to_date(archive, [*sources, profile + ".yaml", __file__, *classpath]) and maps(command[0], archive, classpath):
         return 0
     compile_jar(jar, classpath[1:], sources)
-    if os.path.exists(archive):
+    try:
         os.remove(archive)
+    except FileNotFoundError:
+        pass
     work = tempfile.mkdtemp(prefix="authmock-cds-")
     try:
         listed = os.path.join(work, "classes.lst")
         with open(listed, "w", encoding="utf-8") as f:
             f.write("\n".join(class_list(command, work)) + "\n")
         subprocess.run([command[0], "-Xshare:dump", f"-XX:SharedClassListFile={listed}",
-                        f"-XX:SharedArchiveFile={archive}.tmp", "-cp", ":".join(classpath)],
-                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        os.replace(archive + ".tmp", archive)
+                        f"-XX:SharedArchiveFile={temporary(archive)}", "-cp", ":".join(classpath)],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=120)
+        os.replace(temporary(archive), archive)
     except (OSError, RuntimeError, subprocess.SubprocessError) as error:
         # The adapter is built; without an archive its cases run as they did before archives.
         print(f"prepare.py: {profile}: no class-data archive: {error}", file=sys.stderr)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+        if os.path.exists(temporary(archive)):
+            os.remove(temporary(archive))
     return 0
 
 
