@@ -59,13 +59,24 @@ func rawExchange(port: Int, _ bytes: [UInt8]) throws -> String {
     return connection.readToEnd()
 }
 
+/// Waits until `server` holds `count` open connections, or `timeout` passes; says whether it did. The
+/// server admits and forgets connections on its event loops, some time after the client's connect or
+/// close returned.
+func waitForOpenConnections(_ server: AuthMockServer, _ count: Int, timeout: Duration = .seconds(10)) async throws -> Bool {
+    let deadline = ContinuousClock.now.advanced(by: timeout)
+    while server.stateSizes.openConnections != count, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+    return server.stateSizes.openConnections == count
+}
+
 /// A blocking TCP client for tests that need to pause mid-request.
 final class RawConnection {
     let fd: Int32
 
-    init(port: Int, host: String = "127.0.0.1") throws {
+    /// - Parameter receiveTimeout: how long a read waits for bytes; then it ends as at the close.
+    init(port: Int, host: String = "127.0.0.1", receiveTimeout: Duration = .seconds(5)) throws {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        let (seconds, attoseconds) = receiveTimeout.components
+        var timeout = timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -101,7 +112,7 @@ final class RawConnection {
     }
 
     /// Reads one response: its head and as many body bytes as its Content-Length says (less when the
-    /// server closes first). Nil when the connection closed (or the 5 s receive timeout passed) before
+    /// server closes first). Nil when the connection closed (or the receive timeout passed) before
     /// a whole head arrived.
     func readResponse() -> (head: String, body: String)? {
         var received: [UInt8] = []
