@@ -161,25 +161,31 @@ struct ProxyTests {
             try yaml.write(to: scenarioFile, atomically: true, encoding: .utf8)
             try await withServer(try ScenarioLoader.load(file: scenarioFile.path, files: .fileSystem)) { server in
                 let (origin, proxy) = (server.port, try #require(URLComponents(string: try proxyURL(server))?.port))
-                // Raw sockets on threads of their own: the test's cooperative pool must not serialise them.
-                let (slowDone, finished) = AsyncStream.makeStream(of: String.self)
+                // A first exchange on the slow connection (a 407: no credentials): it is admitted, and the proxy's
+                // first request (a few ms of set-up) is over, so that the slow request is read before the quick
+                // one arrives.
+                let slowConnection = try RawConnection(port: proxy, receiveTimeout: .seconds(30))
+                let forward = "GET http://127.0.0.1:\(origin)/ HTTP/1.1\r\nHost: 127.0.0.1:\(origin)\r\n"
+                try slowConnection.send(forward + "\r\n")
+                #expect(slowConnection.readResponse()?.head.hasPrefix("HTTP/1.1 407 ") == true)
+                // The slow request, then the quick exchange with no await between (a loaded machine's busy
+                // cooperative pool could resume the test after the check is over); the slow answer is read last,
+                // and may take long under load.
                 let credentials = Data("slow:pw-slow".utf8).base64EncodedString()
-                Thread.detachNewThread {
-                    let request = "GET http://127.0.0.1:\(origin)/ HTTP/1.1\r\nHost: 127.0.0.1:\(origin)\r\n"
-                        + "Proxy-Authorization: Basic \(credentials)\r\nConnection: close\r\n\r\n"
-                    finished.yield((try? rawExchange(port: proxy, Array(request.utf8))) ?? "")
-                    finished.finish()
-                }
-                try await Task.sleep(for: .milliseconds(100))
+                try slowConnection.send(forward + "Proxy-Authorization: Basic \(credentials)\r\nConnection: close\r\n\r\n")
+                // 50 ms for the server to read it and start the check (about 0.5 s of CPU): a blocking pause, so
+                // that nothing but the machine's scheduler stands between it and the quick exchange.
+                usleep(50_000)
                 let direct = "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
                 let quick = try rawExchange(port: origin, Array(direct.utf8))
                 #expect(quick.hasPrefix("HTTP/1.1 200 "))
-                var slow = ""
-                for await response in slowDone { slow = response }
+                let slow = slowConnection.readToEnd()
                 #expect(slow.hasPrefix("HTTP/1.1 200 "))
-                // The direct request was decided while the proxy's bcrypt check still ran: it is first.
-                #expect(server.journal.map(\.verdict) == [.publicResource, .basicOK, .publicResource])
-                #expect(server.journal.map { $0.hop ?? .origin } == [.origin, .proxy, .origin])
+                // The direct request was decided while the proxy's bcrypt check still ran: it is before it.
+                #expect(server.journal.first?.status == 407 && server.journal.first?.hop == .proxy)
+                let exchanges = server.journal.dropFirst()
+                #expect(exchanges.map(\.verdict) == [.publicResource, .basicOK, .publicResource])
+                #expect(exchanges.map { $0.hop ?? .origin } == [.origin, .proxy, .origin])
 
                 // A CONNECT waits for its check the same way: refused, or granted and then the tunnel.
                 let target = "http://127.0.0.1:\(origin)/"
