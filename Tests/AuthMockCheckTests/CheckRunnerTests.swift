@@ -174,7 +174,8 @@ struct CheckRunnerTests {
         #expect(result.verdict == .fail)
         #expect(result.outcome?.timedOut == true)
         #expect(result.findings.first?.contains("was killed") == true)
-        #expect((result.outcome?.seconds ?? 99) < 5)
+        // Killed at its 1 s timeout, not after hang.py's 120 s sleep (a loaded machine may add seconds).
+        #expect((result.outcome?.seconds ?? 999) < 60)
     }
 
     /// A profile's commands run in its own directory, wherever authmock was started.

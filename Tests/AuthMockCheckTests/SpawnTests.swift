@@ -90,9 +90,10 @@ struct SpawnTests {
         #expect(result.outcome.timedOut)
         #expect(result.outcome.exitStatus == nil && result.outcome.signal == nil)
         let grandchild = try #require(Int32(text(pidFile).trimmingCharacters(in: .whitespacesAndNewlines)))
-        // Signalled with the client; reaped by init once it is gone, so give it a moment.
+        // Signalled with the client; reaped by init once it is gone, so give it time (a survivor lives 30 s).
+        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
         var alive = true
-        for _ in 0..<50 where alive {
+        while alive, ContinuousClock.now < deadline {
             alive = kill(grandchild, 0) == 0 && !isZombie(grandchild)
             if alive { try await Task.sleep(for: .milliseconds(20)) }
         }
@@ -113,9 +114,10 @@ struct SpawnTests {
             try await ClientProcess.run(["no-such-program-here"], environment: ["PATH": "/bin"], directory: directory, timeout: 1)
         }
     }
+}
 
-    func isZombie(_ pid: Int32) -> Bool {
-        let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
-        return stat.split(separator: ")").last?.split(separator: " ").first == "Z"
-    }
+/// Whether `pid` is a zombie: dead, and not yet reaped by its parent.
+func isZombie(_ pid: Int32) -> Bool {
+    let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+    return stat.split(separator: ")").last?.split(separator: " ").first == "Z"
 }
