@@ -54,13 +54,14 @@ struct UserFileTests {
     /// rounds. Probing with the hash's own made `$6$rounds=999999999$…` cost minutes per line. Found by
     /// FuzzScenarioLoader (a timeout).
     @Test func shaCryptRoundsAreNotPaidAtLoad() throws {
-        // Made with `rounds=1000`, then given 50 million rounds (about 20 s of hashing): the shape holds.
+        // Made with `rounds=1000`, then given libcrypt's most, 999999999 rounds (minutes of hashing): the
+        // shape holds, and loading takes nowhere near that, even on a loaded machine.
         let real = "$6$rounds=1000$saltsalt$ShwM8jwLN1d7QBdoM6trXqlZVpbJk8ad.G9QGILVeTZsWSjOGLPrj5vlpdcTOegssHAdf7HhEPcHj5/MTDz5g0"
-        let many = real.replacingOccurrences(of: "rounds=1000$", with: "rounds=50000000$")
+        let many = real.replacingOccurrences(of: "rounds=1000$", with: "rounds=999999999$")
         let clock = ContinuousClock()
         let start = clock.now
         #expect(StoredPassword.htpasswd(many) == .crypt(many))
-        #expect(clock.now - start < .seconds(2))
+        #expect(clock.now - start < .seconds(15))
         #expect(try #require(StoredPassword.htpasswd(real)).verify(Array("pw7".utf8), user: "u"))
         // What libcrypt refuses still does not load: fewer than 1000 rounds, a leading zero, too many digits.
         for rounds in ["999", "05000", "1000000000", "", "x"] {

@@ -140,9 +140,9 @@ struct HTTP2FailureJournalTests {
         }
     }
 
-    /// The journal's exchanges once there are at least `count` (or after 5 s).
+    /// The journal's exchanges once there are at least `count` (or after 15 s).
     private func waitForExchanges(_ server: AuthMockServer, count: Int) async throws -> [JournalEntry] {
-        let deadline = ContinuousClock.now.advanced(by: .seconds(5))
+        let deadline = ContinuousClock.now.advanced(by: .seconds(15))
         while HTTP2Tests.exchanges(server).count < count, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }
@@ -191,12 +191,12 @@ enum H2 {
         return frame(headers, flags: endStream ? 0x5 : 0x4, stream: stream, block)
     }
 
-    /// Frames from the server until `done` says so, the server closes, or 5 s pass.
+    /// Frames from the server until `done` says so, the server closes, or 15 s pass.
     static func read(_ connection: RawConnection, until done: ([Frame]) -> Bool) -> [Frame] {
         var received: [UInt8] = []
         var frames: [Frame] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
-        let deadline = ContinuousClock.now.advanced(by: .seconds(5))
+        let deadline = ContinuousClock.now.advanced(by: .seconds(15))
         while !done(frames), ContinuousClock.now < deadline {
             let n = recv(connection.fd, &buffer, buffer.count, 0)
             if n <= 0 { break }

@@ -11,7 +11,7 @@ struct RobustnessTests {
 
     /// Waits until the server's state tables satisfy `condition` (connections close asynchronously).
     static func eventually(_ server: AuthMockServer, _ condition: (AuthMockServer.StateSizes) -> Bool) async throws -> AuthMockServer.StateSizes {
-        let deadline = ContinuousClock.now.advanced(by: .seconds(5))
+        let deadline = ContinuousClock.now.advanced(by: .seconds(15))
         while !condition(server.stateSizes), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
         return server.stateSizes
     }
