@@ -162,7 +162,7 @@ struct SOCKS5ServerTests {
 
     /// `authmock serve --socks-port N`: the listener on that port, named in the ready line and the banner.
     @Test func serveTakesTheSOCKSPort() async throws {
-        let free = try await withServer(try Self.scenario()) { try socksPort($0) }  // a port just freed
+        let free = try #require(Self.unusedPortOutsideTheEphemeralRange())
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CLITests.binary)
         process.arguments = [
@@ -189,6 +189,27 @@ struct SOCKS5ServerTests {
         let banner = String(decoding: await Task.detached { err.fileHandleForReading.readDataToEndOfFile() }.value, as: UTF8.self)
         process.waitUntilExit()
         #expect(banner.contains("socks5     socks5h://127.0.0.1:\(free)  users mole:tunnel"), "\(banner)")
+    }
+
+    /// A port nothing is bound to, below the kernel's ephemeral range (32768–60999 on Linux by default). A port
+    /// a test server had just freed could be taken at once as another test's connection's local port: a CI run
+    /// saw `serve --socks-port` fail to bind one. Ports down here are never handed out by bind(0) or connect().
+    static func unusedPortOutsideTheEphemeralRange() -> Int? {
+        for _ in 0..<200 {
+            let port = Int.random(in: 20000..<32000)
+            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard descriptor >= 0 else { continue }
+            defer { close(descriptor) }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            if bound == 0 { return port }
+        }
+        return nil
     }
 
     static func exchange(_ port: Int, _ bytes: [UInt8]) throws -> [UInt8] {
