@@ -9,13 +9,6 @@ import Testing
 struct RobustnessTests {
     static let authorized = "GET / HTTP/1.1\r\nHost: x\r\nAuthorization: Basic \(Data("alice:wonderland".utf8).base64EncodedString())\r\n\r\n"
 
-    /// Waits until the server's state tables satisfy `condition` (connections close asynchronously).
-    static func eventually(_ server: AuthMockServer, _ condition: (AuthMockServer.StateSizes) -> Bool) async throws -> AuthMockServer.StateSizes {
-        let deadline = ContinuousClock.now.advanced(by: .seconds(15))
-        while !condition(server.stateSizes), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-        return server.stateSizes
-    }
-
     // MARK: Timeouts
 
     /// A head trickled in one field at a time (slowloris) gets 408 once the header timeout passes;
@@ -43,7 +36,7 @@ struct RobustnessTests {
             #expect(answeredMeanwhile >= 1, "other clients are served while one trickles its head")
             let entry = try #require(server.journal.first { $0.verdict == .headerTimeout })
             #expect(entry.status == 408)
-            #expect(try await Self.eventually(server) { $0.openConnections == 0 }.openConnections == 0)
+            #expect(try await eventually(server) { $0.openConnections == 0 }.openConnections == 0)
         }
     }
 
@@ -94,7 +87,7 @@ struct RobustnessTests {
             // The start of a ClientHello record, and nothing more.
             _ = connection.send(bytes: [0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03])
             #expect(connection.waitForClose())
-            let sizes = try await Self.eventually(server) { $0.openConnections == 0 && server.journal.count == 1 }
+            let sizes = try await eventually(server) { $0.openConnections == 0 && server.journal.count == 1 }
             #expect(sizes.openConnections == 0)
             #expect(server.journal.first?.verdict == .tlsHandshakeFailed)
             #expect(server.journal.first?.detail?.contains("idle timeout") == true)
@@ -118,13 +111,13 @@ struct RobustnessTests {
             let refused = try RawConnection(port: server.port)
             _ = refused.send(bytes: Array(Self.authorized.utf8))
             #expect(refused.readToEnd().isEmpty, "closed without an answer")
-            let sizes = try await Self.eventually(server) { _ in server.journal.last?.verdict == .connectionLimit }
+            let sizes = try await eventually(server) { _ in server.journal.last?.verdict == .connectionLimit }
             #expect(sizes.refusedConnections == 1)
             #expect(sizes.openConnections == 3)
             #expect(server.journal.last?.verdict == .connectionLimit)
 
             held.removeLast()  // closes its socket
-            _ = try await Self.eventually(server) { $0.openConnections == 2 }
+            _ = try await eventually(server) { $0.openConnections == 2 }
             let again = try RawConnection(port: server.port)
             try again.send(Self.authorized)
             #expect(again.readResponse()?.head.hasPrefix("HTTP/1.1 200 ") == true)
@@ -148,7 +141,7 @@ struct RobustnessTests {
             }
             #expect(server.stateSizes.ntlmConnections == 20, "one handshake in progress per connection")
             connections.removeAll()
-            let sizes = try await Self.eventually(server) { $0.ntlmConnections == 0 && $0.openConnections == 0 }
+            let sizes = try await eventually(server) { $0.ntlmConnections == 0 && $0.openConnections == 0 }
             #expect(sizes.ntlmConnections == 0)
             #expect(sizes.openConnections == 0)
         }
@@ -178,7 +171,7 @@ struct RobustnessTests {
                 #expect(established.head.hasPrefix("HTTP/1.1 200 "))
                 _ = connection.send(bytes: partial)
             }
-            let sizes = try await Self.eventually(server) { $0.openConnections == 0 && server.journal.count == 4 }
+            let sizes = try await eventually(server) { $0.openConnections == 0 && server.journal.count == 4 }
             #expect(sizes.openConnections == 0)
             let verdicts = server.journal.map(\.verdict)
             #expect(verdicts.filter { $0 == .tlsHandshakeFailed }.count == 2, "\(verdicts)")
@@ -192,7 +185,7 @@ struct RobustnessTests {
                 let connection = try RawConnection(port: server.port)
                 try connection.send("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n0123456789")
             }
-            let sizes = try await Self.eventually(server) { $0.openConnections == 0 && server.journal.count == 1 }
+            let sizes = try await eventually(server) { $0.openConnections == 0 && server.journal.count == 1 }
             #expect(sizes.openConnections == 0)
             #expect(server.journal.first?.detail == "the connection closed before the request body was complete")
         }

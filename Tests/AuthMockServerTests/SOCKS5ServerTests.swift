@@ -200,10 +200,7 @@ struct SOCKS5ServerTests {
             let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             guard descriptor >= 0 else { continue }
             defer { close(descriptor) }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            var address = loopbackAddress(port: port)
             let bound = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
             }

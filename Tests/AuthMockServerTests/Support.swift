@@ -59,13 +59,29 @@ func rawExchange(port: Int, _ bytes: [UInt8]) throws -> String {
     return connection.readToEnd()
 }
 
-/// Waits until `server` holds `count` open connections, or `timeout` passes; says whether it did. The
-/// server admits and forgets connections on its event loops, some time after the client's connect or
-/// close returned.
-func waitForOpenConnections(_ server: AuthMockServer, _ count: Int, timeout: Duration = .seconds(10)) async throws -> Bool {
+/// Waits until the server's state tables satisfy `condition`, or `timeout` passes, and returns them as they
+/// then are: the server admits, forgets and closes connections on its event loops, some time after the
+/// client's connect or close returned.
+func eventually(
+    _ server: AuthMockServer, timeout: Duration = .seconds(15), _ condition: (AuthMockServer.StateSizes) -> Bool
+) async throws -> AuthMockServer.StateSizes {
     let deadline = ContinuousClock.now.advanced(by: timeout)
-    while server.stateSizes.openConnections != count, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-    return server.stateSizes.openConnections == count
+    while !condition(server.stateSizes), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+    return server.stateSizes
+}
+
+/// Waits until `server` holds `count` open connections, or `timeout` passes; says whether it did.
+func waitForOpenConnections(_ server: AuthMockServer, _ count: Int, timeout: Duration = .seconds(10)) async throws -> Bool {
+    try await eventually(server, timeout: timeout) { $0.openConnections == count }.openConnections == count
+}
+
+/// 127.0.0.1:`port` as the socket calls take it.
+func loopbackAddress(port: Int) -> sockaddr_in {
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    return address
 }
 
 /// A blocking TCP client for tests that need to pause mid-request.
@@ -73,15 +89,12 @@ final class RawConnection {
     let fd: Int32
 
     /// - Parameter receiveTimeout: how long a read waits for bytes; then it ends as at the close.
-    init(port: Int, host: String = "127.0.0.1", receiveTimeout: Duration = .seconds(5)) throws {
+    init(port: Int, receiveTimeout: Duration = .seconds(5)) throws {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         let (seconds, attoseconds) = receiveTimeout.components
         var timeout = timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr(host)
+        var address = loopbackAddress(port: port)
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
