@@ -15,7 +15,35 @@ struct PrimitiveTests {
         ),
     ])
     func sha512_256(message: String, expected: String) {
-        #expect(SHA512_256.hash(Array(message.utf8)).hexString == expected)
+        #expect(HashFunction.sha512_256.hash(Array(message.utf8)).hexString == expected)
+    }
+
+    /// FIPS 180 and RFC 1321 "abc" for the other hashes, over an array and over a collection with no contiguous
+    /// storage (hashed from a copy): the same digest.
+    @Test(arguments: [
+        (HashFunction.md5, "900150983cd24fb0d6963f7d28e17f72"),
+        (HashFunction.sha1, "a9993e364706816aba3e25717850c26c9cd0d89d"),
+        (HashFunction.sha256, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+    ])
+    func abc(function: HashFunction, expected: String) {
+        #expect(function.hash(Array("abc".utf8)).hexString == expected)
+        #expect(function.hash("abc".utf8.lazy.map { $0 }).hexString == expected)
+        #expect(function.hash(Array("abc".utf8)).count == function.size)
+    }
+
+    /// RFC 2202 §2 test case 2 (HMAC-MD5) and RFC 4231 §4.3 (HMAC-SHA-256): key "Jefe". A key set once gives
+    /// the same MAC every time: each MAC starts from a copy of the keyed state.
+    @Test(arguments: [
+        (HashFunction.md5, "750c783e6ab0b503eaa86e310a5db738"),
+        (HashFunction.sha256, "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"),
+    ])
+    func hmac(function: HashFunction, expected: String) {
+        let message = Array("what do ya want for nothing?".utf8)
+        #expect(HMACKey.mac(function, key: Array("Jefe".utf8), message).hexString == expected)
+        let key = HMACKey(function, key: Array("Jefe".utf8))
+        #expect(key.mac(message).hexString == expected)
+        #expect(key.mac(message).hexString == expected)
+        #expect(key.mac(Array("another message".utf8)).hexString != expected)
     }
 
     /// RFC 7616 §3.9.1: the MD5 and SHA-256 responses for Mufasa / "Circle of Life".

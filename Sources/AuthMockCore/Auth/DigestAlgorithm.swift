@@ -1,4 +1,3 @@
-internal import Crypto
 
 /// The Digest algorithms of RFC 7616 §3.2 (and RFC 2617's MD5 and MD5-sess).
 public enum DigestAlgorithm: String, Sendable, CaseIterable, Codable {
@@ -29,9 +28,9 @@ public enum DigestAlgorithm: String, Sendable, CaseIterable, Codable {
     /// `H(data)` in lower-case hex.
     public func hash(_ data: some Collection<UInt8>) -> String {
         switch self {
-        case .md5, .md5Sess: return Insecure.MD5.hash(data: Array(data)).hexString
-        case .sha256, .sha256Sess: return SHA256.hash(data: Array(data)).hexString
-        case .sha512_256, .sha512_256Sess: return SHA512_256.hash(data).hexString
+        case .md5, .md5Sess: return HashFunction.md5.hash(data).hexString
+        case .sha256, .sha256Sess: return HashFunction.sha256.hash(data).hexString
+        case .sha512_256, .sha512_256Sess: return HashFunction.sha512_256.hash(data).hexString
         }
     }
 

@@ -1,5 +1,4 @@
 internal import CCrypt
-internal import Crypto
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -66,7 +65,7 @@ public enum StoredPassword: Sendable, Equatable, Hashable {
         }
         if field.hasPrefix("{SHA}") {
             let digest = Data(base64Encoded: String(field.dropFirst(5)))
-            return digest?.count == Insecure.SHA1.byteCount ? .sha1(field) : nil
+            return digest?.count == HashFunction.sha1.size ? .sha1(field) : nil
         }
         // bcrypt by its shape: probing it would cost a full bcrypt run per user at load.
         if ["$2y$", "$2b$", "$2a$"].contains(where: field.hasPrefix) {
@@ -135,7 +134,7 @@ public enum StoredPassword: Sendable, Equatable, Hashable {
             }
         case .sha1(let hash):
             stored = Array(hash.utf8)
-            computed = Array(("{SHA}" + Data(Insecure.SHA1.hash(data: candidate)).base64EncodedString()).utf8)
+            computed = Array(("{SHA}" + Data(HashFunction.sha1.hash(candidate)).base64EncodedString()).utf8)
         case .htdigest(let realm, let ha1):
             stored = Array(ha1.utf8)
             computed = Array(DigestAlgorithm.md5.hash(Array("\(user):\(realm):".utf8) + candidate).utf8)
@@ -185,29 +184,26 @@ public enum StoredPassword: Sendable, Equatable, Hashable {
     /// Poul-Henning Kamp's MD5-crypt, as FreeBSD's `$1$` and APR's `$apr1$` (which differ only in `magic`).
     static func md5Crypt(_ password: [UInt8], salt: [UInt8], magic: String) -> String {
         let magicBytes = Array(magic.utf8)
-        var context = Insecure.MD5()
-        context.update(data: password)
-        context.update(data: magicBytes)
-        context.update(data: salt)
-        let alternate = Array(Insecure.MD5.hash(data: password + salt + password))
+        // Each MD5 over its parts laid end to end (what updating one context part by part hashes).
+        var message = password + magicBytes + salt
+        let alternate = HashFunction.md5.hash(password + salt + password)
         var remaining = password.count
         while remaining > 0 {
-            context.update(data: alternate.prefix(min(remaining, 16)))
+            message += alternate.prefix(min(remaining, 16))
             remaining -= 16
         }
         var bits = password.count
         while bits != 0 {
-            context.update(data: bits & 1 != 0 ? [0] : [password.first ?? 0])
+            message.append(bits & 1 != 0 ? 0 : password.first ?? 0)
             bits >>= 1
         }
-        var final = Array(context.finalize())
+        var final = HashFunction.md5.hash(message)
         for round in 0..<1000 {
-            var step = Insecure.MD5()
-            step.update(data: round & 1 != 0 ? password : final)
-            if round % 3 != 0 { step.update(data: salt) }
-            if round % 7 != 0 { step.update(data: password) }
-            step.update(data: round & 1 != 0 ? final : password)
-            final = Array(step.finalize())
+            message = round & 1 != 0 ? password : final
+            if round % 3 != 0 { message += salt }
+            if round % 7 != 0 { message += password }
+            message += round & 1 != 0 ? final : password
+            final = HashFunction.md5.hash(message)
         }
         var encoded: [UInt8] = []
         func to64(_ value: UInt32, _ count: Int) {
@@ -231,7 +227,7 @@ public enum StoredPassword: Sendable, Equatable, Hashable {
 /// Only a memo: it never changes an answer, only how long the answer takes. Keys are SHA-256 over the
 /// stored hash and the candidate, so the candidate itself is not kept. Bounded: cleared when full.
 final class PasswordVerificationMemo: Sendable {
-    private let results = Mutex<[SHA256Digest: Bool]>([:])
+    private let results = Mutex<[[UInt8]: Bool]>([:])
     static let capacity = 4096
 
     func verify(_ stored: StoredPassword, _ candidate: [UInt8], user: String) -> Bool {
@@ -252,12 +248,9 @@ final class PasswordVerificationMemo: Sendable {
         return results.withLock { $0[key] != nil }
     }
 
-    private static func key(_ stored: StoredPassword, _ candidate: [UInt8], user: String) -> SHA256Digest {
-        var hasher = SHA256()
+    private static func key(_ stored: StoredPassword, _ candidate: [UInt8], user: String) -> [UInt8] {
         // Built from the hash's own text: string interpolation of the enum went through reflection.
-        hasher.update(data: Array("\(stored.scheme)\u{0}\(stored.text)\u{0}\(user)\u{0}".utf8))
-        hasher.update(data: candidate)
-        return hasher.finalize()
+        HashFunction.sha256.hash(Array("\(stored.scheme)\u{0}\(stored.text)\u{0}\(user)\u{0}".utf8) + candidate)
     }
 }
 

@@ -1,4 +1,3 @@
-internal import Crypto
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -107,7 +106,7 @@ extension Engine {
         })();
         """
 
-    static let pageScriptHash = "sha256-" + Data(SHA256.hash(data: Array(pageScript.utf8))).base64EncodedString()
+    static let pageScriptHash = "sha256-" + Data(HashFunction.sha256.hash(pageScript.utf8)).base64EncodedString()
 
     static let pageStyle = """
         body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}code,pre{font-family:ui-monospace,monospace}

@@ -1,4 +1,3 @@
-internal import Crypto
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -11,23 +10,21 @@ import Foundation
 /// key chosen at start. The signature lets the engine tell a nonce it issued but has since forgotten
 /// (evicted, or cleared by a reset: stale, the client may retry) from one it never issued (forged).
 struct NonceMinter: Sendable {
-    /// HMAC-SHA256 keyed once: each nonce copies it (a value) instead of keying a new one.
-    private let keyed: HMAC<SHA256>
+    /// HMAC-SHA256 keyed once: each nonce copies it instead of keying a new one.
+    private let keyed: HMACKey
 
     /// What follows the signed part of every nonce (`nonce.size`): base64url letters in a fixed cycle, so
     /// a nonce cut anywhere is a nonce never issued.
     let padding: String
 
     init(random: inout some RandomNumberGenerator, size: Int = NoncePolicy.minimumSize) {
-        keyed = HMAC<SHA256>(key: SymmetricKey(data: random.bytes(32)))
+        keyed = HMACKey(.sha256, key: random.bytes(32))
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
         padding = String((0..<max(0, size - NoncePolicy.minimumSize)).map { alphabet[$0 % alphabet.count] })
     }
 
-    private func mac(_ payload: [UInt8]) -> HMAC<SHA256>.MAC {
-        var hmac = keyed
-        hmac.update(data: payload)
-        return hmac.finalize()
+    private func mac(_ payload: [UInt8]) -> [UInt8] {
+        keyed.mac(payload)
     }
 
     struct Decoded: Equatable {
@@ -42,7 +39,7 @@ struct NonceMinter: Sendable {
         withUnsafeBytes(of: millis.bigEndian) { payload.append(contentsOf: $0) }
         payload.append(UInt8(truncatingIfNeeded: challengeIndex))
         payload += random.bytes(8)
-        return Base64.encode(payload + Array(mac(payload)).prefix(12), urlSafe: true) + padding
+        return Base64.encode(payload + mac(payload).prefix(12), urlSafe: true) + padding
     }
 
     /// The characters a nonce of this server has.
@@ -56,7 +53,7 @@ struct NonceMinter: Sendable {
         }
         guard let bytes = Self.decodeURLSafe(signed), bytes.count == 29 else { return nil }
         let payload = Array(bytes[0..<17])
-        guard constantTimeEquals(Array(mac(payload)).prefix(12), bytes[17...]) else { return nil }
+        guard constantTimeEquals(mac(payload).prefix(12), bytes[17...]) else { return nil }
         let millis = payload[0..<8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         return Decoded(issuedAt: Date(timeIntervalSince1970: Double(millis) / 1000), challengeIndex: Int(payload[8]))
     }

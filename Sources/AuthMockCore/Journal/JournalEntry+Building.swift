@@ -3,7 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-internal import Crypto
 
 /// The three kinds of entries the engine journals, built in one place each. They leave `seq` at 0 and
 /// `hop` unset: ``Engine/append(_:)`` sets both when the entry is kept.
@@ -20,7 +19,7 @@ extension JournalEntry {
             method: request?.method, target: request?.target, version: request?.version,
             headers: (request?.headers ?? []).map(Engine.recorded), bodyBytes: body.count, credentials: credentials,
             verdict: verdict, detail: detail, status: status, challenges: challenges, tls: connection.tls,
-            bodySHA256: body.isEmpty ? nil : SHA256.hash(data: body).hexString
+            bodySHA256: body.isEmpty ? nil : HashFunction.sha256.hash(body).hexString
         )
         httpProtocol = connection.httpProtocol.rawValue
         stream = connection.stream

@@ -1,8 +1,6 @@
 internal import CLibCrypto
-internal import Crypto
 
-/// The NTLM computations of MS-NLMP §3.3, over bytes. MD4 and DES come from OpenSSL's libcrypto;
-/// MD5 and HMAC-MD5 from swift-crypto.
+/// The NTLM computations of MS-NLMP §3.3, over bytes. MD4, DES, MD5 and HMAC-MD5 come from OpenSSL's libcrypto.
 enum NTLMCrypto {
     static func md4(_ data: [UInt8]) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: 16)
@@ -11,11 +9,11 @@ enum NTLMCrypto {
     }
 
     static func md5(_ data: [UInt8]) -> [UInt8] {
-        Array(Insecure.MD5.hash(data: data))
+        HashFunction.md5.hash(data)
     }
 
     static func hmacMD5(key: [UInt8], _ data: [UInt8]) -> [UInt8] {
-        Array(HMAC<Insecure.MD5>.authenticationCode(for: data, using: SymmetricKey(data: key)))
+        HMACKey.mac(.md5, key: key, data)
     }
 
     static func utf16le(_ text: String) -> [UInt8] {

@@ -1,0 +1,98 @@
+internal import CLibCrypto
+
+/// Every hash the core computes (Digest's MD5, SHA-256 and SHA-512/256, htpasswd's SHA-1 and MD5-crypt, NTLM's
+/// MD5, journal and page fingerprints), and HMAC over them, from OpenSSL's libcrypto: the library NTLM's MD4
+/// and DES already came from, and the only one SHA-512/256 (which swift-crypto lacks) came from. One C library
+/// for the core's hashing, and no BoringSSL to compile for it: the fuzz targets, which build only the core, were
+/// two thirds BoringSSL and swift-crypto (246 of 378 CPU-seconds).
+enum HashFunction: Int, Sendable, CaseIterable {
+    case md5, sha1, sha256, sha512_256
+
+    /// The algorithm's name in libcrypto's default provider.
+    var name: String {
+        switch self {
+        case .md5: "MD5"
+        case .sha1: "SHA1"
+        case .sha256: "SHA256"
+        case .sha512_256: "SHA512-256"
+        }
+    }
+
+    /// The digest's length in bytes.
+    var size: Int {
+        switch self {
+        case .md5: 16
+        case .sha1: 20
+        case .sha256, .sha512_256: 32
+        }
+    }
+
+    /// Each algorithm fetched once: `EVP_md5()` and its kind fetch it again, under a lock, on every use.
+    /// Fetched algorithms are immutable and safe to share between threads.
+    nonisolated(unsafe) private static let algorithms: [OpaquePointer] = allCases.map { function in
+        // Fails only without the default provider: no hash could be computed then.
+        guard let algorithm = EVP_MD_fetch(nil, function.name, nil) else {
+            preconditionFailure("libcrypto has no \(function.name)")
+        }
+        return algorithm
+    }
+
+    var algorithm: OpaquePointer { Self.algorithms[rawValue] }
+
+    func hash(_ message: some Collection<UInt8>) -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: size)
+        var length: UInt32 = 0
+        let done = message.withContiguousStorageIfAvailable { bytes in
+            EVP_Digest(bytes.baseAddress, bytes.count, &digest, &length, algorithm, nil)
+        } ?? Array(message).withUnsafeBufferPointer { bytes in
+            EVP_Digest(bytes.baseAddress, bytes.count, &digest, &length, algorithm, nil)
+        }
+        // Fails only without memory: no answer could be right then.
+        precondition(done == 1 && Int(length) == size, "libcrypto's \(name) failed")
+        return digest
+    }
+}
+
+/// HMAC (RFC 2104) with its key set once: each MAC starts from a copy of the keyed state, as a nonce minter
+/// signing every challenge wants. libcrypto's own HMAC (`EVP_MAC` "HMAC"), never one of ours.
+final class HMACKey: @unchecked Sendable {
+    /// Keyed once in `init` and never changed after: `mac` only copies it (`EVP_MAC_CTX_dup` reads its source),
+    /// so sharing it between threads is safe.
+    private let keyed: OpaquePointer
+    private let size: Int
+
+    init(_ function: HashFunction, key: [UInt8]) {
+        guard let mac = EVP_MAC_fetch(nil, "HMAC", nil) else { preconditionFailure("libcrypto has no HMAC") }
+        defer { EVP_MAC_free(mac) }
+        guard let context = EVP_MAC_CTX_new(mac) else { preconditionFailure("libcrypto could not allocate an HMAC") }
+        let keyedOK = function.name.withCString { name in
+            var parameters = [
+                OSSL_PARAM_construct_utf8_string("digest", UnsafeMutablePointer(mutating: name), 0),
+                OSSL_PARAM_construct_end(),
+            ]
+            return key.withUnsafeBufferPointer { EVP_MAC_init(context, $0.baseAddress, $0.count, &parameters) }
+        }
+        precondition(keyedOK == 1, "libcrypto could not key HMAC-\(function.name)")
+        keyed = context
+        size = function.size
+    }
+
+    deinit { EVP_MAC_CTX_free(keyed) }
+
+    /// One call: key, message, MAC.
+    static func mac(_ function: HashFunction, key: [UInt8], _ message: some Collection<UInt8>) -> [UInt8] {
+        HMACKey(function, key: key).mac(message)
+    }
+
+    func mac(_ message: some Collection<UInt8>) -> [UInt8] {
+        guard let context = EVP_MAC_CTX_dup(keyed) else { preconditionFailure("libcrypto could not copy an HMAC") }
+        defer { EVP_MAC_CTX_free(context) }
+        let bytes = Array(message)
+        var code = [UInt8](repeating: 0, count: size)
+        var length = 0
+        let done = bytes.withUnsafeBufferPointer { EVP_MAC_update(context, $0.baseAddress, $0.count) } == 1
+            && EVP_MAC_final(context, &code, &length, size) == 1
+        precondition(done && length == size, "libcrypto's HMAC failed")
+        return code
+    }
+}
