@@ -62,6 +62,29 @@ struct AuthHeaderTests {
         #expect(throws: AuthSyntaxError.self) { try AuthHeader.parseCredentials("X a=\"b\\\u{1}c\"") }
     }
 
+    /// A quoted-string without a quoted-pair is read in one go; at the first backslash or control character the
+    /// escaping loop takes over with what came before: the values and the errors (offsets included) are the same.
+    @Test func quotedStringsReadWholeOrEscaped() throws {
+        #expect(try AuthHeader.parseCredentials("X a=\"plain t\u{E9}xt\"")[parameter: "a"] == "plain t\u{E9}xt")
+        #expect(try AuthHeader.parseCredentials(#"X a="before\"after", b="x""#)[parameter: "a"] == #"before"after"#)
+        #expect(try AuthHeader.parseCredentials(#"X a="", b="x""#)[parameter: "b"] == "x")
+        #expect(try AuthHeader.parseCredentials("X a=\"tab\there\"")[parameter: "a"] == "tab\there")
+        for (field, reason) in [
+            ("X a=\"abc\u{1}d\"", "control character 0x1 inside a quoted-string at offset 8"),
+            ("X a=\"abc\u{7F}\"", "control character 0x7f inside a quoted-string at offset 8"),
+            ("X a=\"ab\\\u{1}\"", "control character 0x1 after '\\' at offset 8"),
+            ("X a=\"abc", "unterminated quoted-string starting at offset 4"),
+            ("X a=\"ab\\", "unterminated quoted-string starting at offset 4"),
+        ] {
+            do throws(AuthSyntaxError) {
+                _ = try AuthHeader.parseCredentials(field)
+                Issue.record("accepted \(field.debugDescription)")
+            } catch {
+                #expect(error.reason == reason, "\(field.debugDescription)")
+            }
+        }
+    }
+
     /// `quote` escapes `"` and `\` with a backslash, and parsing the quoted-string gives the original text back.
     @Test func quoteEscapes() throws {
         let quoted = AuthHeader.quote(#"a "b" \c"#)

@@ -234,7 +234,15 @@ private struct Scanner {
     private mutating func quotedString() throws(AuthSyntaxError) -> String {
         let open = index
         index += 1
-        var value: [UInt8] = []
+        // Most quoted-strings hold no quoted-pair and no control character: the text between the quotes is the
+        // value, made into a string at once. At the first backslash or control character the loop below takes
+        // over from there, with what came before it, and says exactly what it always said.
+        let start = index
+        while let c = peek, c != UInt8(ascii: "\\"), c >= 0x20 || c == 0x09, c != 0x7F {
+            index += 1
+            if c == UInt8(ascii: "\"") { return String(decoding: bytes[start..<(index - 1)], as: UTF8.self) }
+        }
+        var value = Array(bytes[start..<index])
         while let c = peek {
             index += 1
             switch c {

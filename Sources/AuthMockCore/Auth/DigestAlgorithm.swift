@@ -34,7 +34,8 @@ public enum DigestAlgorithm: String, Sendable, CaseIterable, Codable {
         }
     }
 
-    public func hash(_ text: String) -> String { hash(Array(text.utf8)) }
+    /// `H(text)`: the UTF-8 of a native string is hashed in place, not copied into an array first.
+    public func hash(_ text: String) -> String { hash(text.utf8) }
 }
 
 /// The quality-of-protection values of RFC 7616 §3.3.

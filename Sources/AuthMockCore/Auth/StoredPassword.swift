@@ -134,7 +134,7 @@ public enum StoredPassword: Sendable, Equatable, Hashable {
             }
         case .sha1(let hash):
             stored = Array(hash.utf8)
-            computed = Array(("{SHA}" + Data(HashFunction.sha1.hash(candidate)).base64EncodedString()).utf8)
+            computed = Array(("{SHA}" + Base64.encode(HashFunction.sha1.hash(candidate))).utf8)
         case .htdigest(let realm, let ha1):
             stored = Array(ha1.utf8)
             computed = Array(DigestAlgorithm.md5.hash(Array("\(user):\(realm):".utf8) + candidate).utf8)

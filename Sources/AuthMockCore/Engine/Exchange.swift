@@ -22,7 +22,10 @@ public struct Exchange: Sendable, Equatable {
 
     /// Every journal entry this exchange produced, in `seq` order.
     public var journalEntries: [JournalEntry] {
-        (events + (entry.map { [$0] } ?? [])).sorted { $0.seq < $1.seq }
+        // Nearly every exchange has no events: its entry alone, without the concatenation and sort (an entry is
+        // a large struct, and each of those copied it).
+        guard !events.isEmpty else { return entry.map { [$0] } ?? [] }
+        return (events + (entry.map { [$0] } ?? [])).sorted { $0.seq < $1.seq }
     }
     /// What the shell must do besides answering.
     public var actions: [ServerAction] = []

@@ -21,13 +21,15 @@ private let hexDigits = Array("0123456789abcdef".utf8)
 extension Sequence<UInt8> {
     /// Lower-case hexadecimal, as Digest uses for every hash.
     package var hexString: String {
-        var chars: [UInt8] = []
-        chars.reserveCapacity(underestimatedCount * 2)
-        for byte in self {
-            chars.append(hexDigits[Int(byte >> 4)])
-            chars.append(hexDigits[Int(byte & 0x0F)])
+        let bytes = Array(self)
+        // Written straight into the string's storage: no array of digits in between (a Digest 200 makes five).
+        return String(unsafeUninitializedCapacity: bytes.count * 2) { out in
+            for (i, byte) in bytes.enumerated() {
+                out[2 * i] = hexDigits[Int(byte >> 4)]
+                out[2 * i + 1] = hexDigits[Int(byte & 0x0F)]
+            }
+            return bytes.count * 2
         }
-        return String(decoding: chars, as: UTF8.self)
     }
 }
 
@@ -44,23 +46,39 @@ enum Base64 {
     static func encode(_ bytes: some Collection<UInt8>, urlSafe: Bool = false) -> String {
         let table = urlSafe ? urlAlphabet : alphabet
         let input = Array(bytes)
-        var out: [UInt8] = []
-        out.reserveCapacity((input.count + 2) / 3 * 4)
-        var index = 0
-        while index + 3 <= input.count {
-            let n = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
-            out += [table[Int(n >> 18 & 63)], table[Int(n >> 12 & 63)], table[Int(n >> 6 & 63)], table[Int(n & 63)]]
-            index += 3
+        let whole = input.count / 3, rest = input.count % 3
+        let length = whole * 4 + (rest == 0 ? 0 : urlSafe ? rest + 1 : 4)
+        // Written straight into the string's storage (every Digest challenge's nonce is encoded here).
+        return String(unsafeUninitializedCapacity: length) { out in
+            var at = 0
+            func put(_ n: UInt32, _ shift: UInt32) {
+                out[at] = table[Int(n >> shift & 63)]
+                at += 1
+            }
+            for group in 0..<whole {
+                let i = group * 3
+                let n = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8 | UInt32(input[i + 2])
+                put(n, 18)
+                put(n, 12)
+                put(n, 6)
+                put(n, 0)
+            }
+            if rest > 0 {
+                let i = whole * 3
+                var n = UInt32(input[i]) << 16
+                if rest == 2 { n |= UInt32(input[i + 1]) << 8 }
+                put(n, 18)
+                put(n, 12)
+                if rest == 2 { put(n, 6) }
+                if !urlSafe {
+                    for _ in rest..<3 {
+                        out[at] = UInt8(ascii: "=")
+                        at += 1
+                    }
+                }
+            }
+            return at
         }
-        let rest = input.count - index
-        if rest > 0 {
-            var n = UInt32(input[index]) << 16
-            if rest == 2 { n |= UInt32(input[index + 1]) << 8 }
-            out += [table[Int(n >> 18 & 63)], table[Int(n >> 12 & 63)]]
-            if rest == 2 { out.append(table[Int(n >> 6 & 63)]) }
-            if !urlSafe { out += Array(repeating: UInt8(ascii: "="), count: 3 - rest) }
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// Strict standard base64: the alphabet of RFC 4648 §4, padded to a multiple of four, no white space,
