@@ -185,7 +185,8 @@ extension EnginePairTests {
     @Test func theOriginAcceptsAbsoluteFormTargets() throws {
         for (target, path) in [
             ("/", "/"), ("/a?b=c", "/a"), ("http://127.0.0.1:8080/secure?x", "/secure"), ("HTTPS://localhost:1", "/"),
-            ("https://alice:pw@h:1/x", "/x"), ("httpx://h/x", "httpx://h/x"),
+            ("https://alice:pw@h:1/x", "/x"), ("httpx://h/x", "httpx://h/x"), ("/a?b?c", "/a"), ("/é?x", "/é"),
+            ("*", "*"), ("", ""),
         ] {
             #expect(Self.request("GET", target).resourcePath == path, "\(target)")
         }

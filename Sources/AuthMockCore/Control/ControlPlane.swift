@@ -114,7 +114,7 @@ public enum ControlPlane {
         var forwarded = request
         forwarded.target = prefix + String(request.target.dropFirst((prefix + "proxy/").count))
         // Routed, not answered again: the guard checked the request once, at the origin.
-        guard pair.engine(.proxy) != nil else { return EnginePair.noProxy }
+        guard pair.hasEngine(.proxy) else { return EnginePair.noProxy }
         return route(forwarded, hop: .proxy, pair: &pair, now: now)
     }
 

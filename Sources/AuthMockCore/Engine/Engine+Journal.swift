@@ -7,7 +7,7 @@ import Foundation
 extension Engine {
     /// Keeps an entry in the journal. Every entry an engine produces passes here: the log gives it its
     /// `seq`, and a proxy's engine marks it `hop: proxy`.
-    func append(_ entry: JournalEntry, to journal: inout JournalLog) -> JournalEntry {
+    func append(_ entry: consuming JournalEntry, to journal: inout JournalLog) -> JournalEntry {
         var entry = entry
         if hop == .proxy { entry.hop = .proxy }
         return journal.append(entry)

@@ -34,23 +34,30 @@ extension Engine {
 
     /// A body template with `{user}` replaced, as bytes (on the hot path: no Foundation bridging).
     static func render(_ template: String, user: String) -> [UInt8] {
-        let placeholder = Array("{user}".utf8)
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(template.utf8.count + user.utf8.count)
-        var rest = template.utf8[...]
-        while let brace = rest.firstIndex(of: UInt8(ascii: "{")) {
-            bytes += rest[..<brace]
-            if rest[brace...].starts(with: placeholder) {
-                bytes += user.utf8
-                rest = rest[rest.index(brace, offsetBy: placeholder.count)...]
-            } else {
-                bytes.append(UInt8(ascii: "{"))
-                rest = rest[rest.index(after: brace)...]
+        // Over the template's bytes by offset: walking the UTF-8 view by its own indices cost 2.8k instructions a 200.
+        var template = template
+        return template.withUTF8 { text in
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(text.count + user.utf8.count)
+            var copied = 0, at = 0
+            while at < text.count {
+                if text[at] == UInt8(ascii: "{"), text.count - at >= userPlaceholder.count,
+                    userPlaceholder.indices.allSatisfy({ text[at + $0] == userPlaceholder[$0] })
+                {
+                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[copied..<at]))
+                    bytes.append(contentsOf: user.utf8)
+                    at += userPlaceholder.count
+                    copied = at
+                } else {
+                    at += 1
+                }
             }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[copied...]))
+            return bytes
         }
-        bytes += rest
-        return bytes
     }
+
+    private static let userPlaceholder = Array("{user}".utf8)
 
     /// Replaces `{name}` by `values[name]`; unknown names stay as they are.
     static func fill(_ text: String, _ values: [String: String]) -> String {

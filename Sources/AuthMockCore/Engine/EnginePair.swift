@@ -79,7 +79,13 @@ public struct EnginePair: Sendable {
 
     /// Plans the answer to `request` on `hop` (see ``Plan``).
     public mutating func plan(_ request: Request, hop: Hop, now: Date) -> Plan {
-        let work = engine(hop)?.slowPasswordCheck(request)
+        // In place: `engine(hop)` would copy the whole engine, and this runs for every request.
+        let work: (@Sendable () -> Void)?
+        switch hop {
+        case .origin: work = origin.slowPasswordCheck(request)
+        case .proxy: work = proxy?.slowPasswordCheck(request)
+        case .socks5: work = nil
+        }
         if let work { return .verifyFirst(SlowCheck(work: work)) }
         return .answer(answer(request, hop: hop, now: now))
     }
@@ -88,7 +94,7 @@ public struct EnginePair: Sendable {
     /// `/_authmock/…` requests are the control plane's; the proxy's users are changed at
     /// `/_authmock/proxy/users…`, and `POST /_authmock/reset` resets both engines.
     public mutating func answer(_ request: Request, hop: Hop, now: Date) -> Exchange {
-        guard engine(hop) != nil else { return Self.noProxy }
+        guard hasEngine(hop) else { return Self.noProxy }
         if ControlPlane.isControl(request.path) {
             return ControlPlane.answer(request, hop: hop, pair: &self, now: now)
         }
@@ -249,6 +255,15 @@ public struct EnginePair: Sendable {
         case .origin: origin
         case .proxy: proxy
         case .socks5: nil
+        }
+    }
+
+    /// Whether an engine plays `hop`, without copying it as `engine(hop) != nil` would.
+    func hasEngine(_ hop: Hop) -> Bool {
+        switch hop {
+        case .origin: true
+        case .proxy: proxy != nil
+        case .socks5: false
         }
     }
 

@@ -145,7 +145,10 @@ public struct Request: Sendable, Equatable {
 
     /// The path of the target, without the query.
     public var path: String {
-        String(target.prefix { $0 != "?" })
+        // The query starts at the first "?" byte (RFC 3986 §3.4); read as bytes, not as characters, which cost
+        // grapheme breaking on every request, and the target itself when it has no query.
+        guard let query = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return target }
+        return String(target[..<query])
     }
 
     /// The path a resource is looked up by: the target's path in origin form, and in absolute form too
@@ -154,6 +157,8 @@ public struct Request: Sendable, Equatable {
     /// control plane is reached in origin form only.
     public var resourcePath: String {
         let path = self.path
+        // Origin form, nearly always: one byte says so, without lower-casing a prefix of every path.
+        guard path.utf8.first != UInt8(ascii: "/") else { return path }
         let lowered = path.prefix(8).lowercased()
         let schemeLength = lowered.hasPrefix("http://") ? 7 : lowered.hasPrefix("https://") ? 8 : 0
         guard schemeLength > 0 else { return path }

@@ -14,7 +14,7 @@ public struct Journal: Sendable, Equatable {
         storage.reserveCapacity(min(capacity, 1024))
     }
 
-    public mutating func append(_ entry: JournalEntry) {
+    public mutating func append(_ entry: consuming JournalEntry) {
         if storage.count < capacity {
             storage.append(entry)
         } else {
@@ -53,7 +53,8 @@ public struct JournalLog: Sendable, Equatable {
     }
 
     /// Numbers the entry and keeps it; returns it as kept.
-    public mutating func append(_ entry: JournalEntry) -> JournalEntry {
+    public mutating func append(_ entry: consuming JournalEntry) -> JournalEntry {
+        // Consumed, not borrowed: an entry is a large struct, and each copy retains every field of it.
         var entry = entry
         entry.seq = nextSeq
         nextSeq += 1
