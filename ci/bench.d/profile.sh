@@ -4,7 +4,7 @@
 # instructions per request, with nginx auth_basic for scale. `perf record -g` too when perf works here.
 # shellcheck disable=SC2154  # work, BIN, BENCH_D, PROFILE_REQUESTS, DURATION, URL_perf, PID_perf come from ci/bench, lib.sh, servers.sh
 
-need_profile() { need valgrind valgrind; need ab apache2-utils; need objcopy binutils; need gcc gcc; }
+need_profile() { need valgrind valgrind; need ab apache2-utils; need wrk wrk; need objcopy binutils; need gcc gcc; }
 
 demangle_simple() { if command -v swift >/dev/null 2>&1; then swift demangle --simplified; else cat; fi; }
 # callgrind_total FILE: the instructions of the whole program in a callgrind output.

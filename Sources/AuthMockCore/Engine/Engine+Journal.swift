@@ -136,10 +136,10 @@ extension Engine {
     /// user and password in the proxy's own header (a client that took one for the other).
     static func leaks(in request: Request, hop: Hop, foreignUsers: [User] = []) -> [String]? {
         var leaks: [String] = []
-        if hop == .origin, !request.headers.values("Proxy-Authorization").isEmpty {
+        if hop == .origin, request.headers.first("Proxy-Authorization") != nil {
             leaks.append("Proxy-Authorization reached the origin")
         }
-        if hop == .proxy, request.method == "CONNECT", !request.headers.values("Authorization").isEmpty {
+        if hop == .proxy, request.method == "CONNECT", request.headers.first("Authorization") != nil {
             leaks.append("Authorization (origin credentials) was sent to the proxy on CONNECT")
         }
         if !foreignUsers.isEmpty {
