@@ -84,37 +84,58 @@ enum Base64 {
     /// Strict standard base64: the alphabet of RFC 4648 §4, padded to a multiple of four, no white space,
     /// and no stray bits in the last character. Returns nil for anything else.
     static func decodeStrict(_ text: some Collection<UInt8>) -> [UInt8]? {
-        // On the hot path of every Basic request and every Digest nonce: one array in, one out, nothing
-        // allocated per group of four.
-        let chars = Array(text)
+        // On the hot path of every Basic request and every Digest nonce: the text read in place when its storage
+        // is contiguous (a native string's UTF-8 is), the table through a pointer, the bytes written straight
+        // into the result; copying the text into an array went element by element for a substring's UTF-8.
+        if let decoded = text.withContiguousStorageIfAvailable({ decodeStrict(bytes: $0) }) { return decoded }
+        return Array(text).withUnsafeBufferPointer { decodeStrict(bytes: $0) }
+    }
+
+    private static func decodeStrict(bytes chars: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         guard chars.count % 4 == 0 else { return nil }
         let equals = UInt8(ascii: "=")
         // Padding may only end the last group; an '=' anywhere else is not in the alphabet below.
         var padding = 0
         if chars.last == equals { padding = chars.count >= 2 && chars[chars.count - 2] == equals ? 2 : 1 }
-        var out: [UInt8] = []
-        out.reserveCapacity(chars.count / 4 * 3)
-        var index = 0
-        while index < chars.count {
-            let pad = index + 4 == chars.count ? padding : 0
-            var n: UInt32 = 0
-            for offset in 0..<4 {
-                var value: UInt8 = 0
-                if offset < 4 - pad {
-                    value = decodeTable[Int(chars[index + offset])]
-                    guard value != 0xFF else { return nil }
+        let length = chars.count / 4 * 3 - padding
+        return decodeTable.withUnsafeBufferPointer { table -> [UInt8]? in
+            var valid = true
+            let out = [UInt8](unsafeUninitializedCapacity: length) { out, written in
+                var index = 0
+                while index < chars.count {
+                    let pad = index + 4 == chars.count ? padding : 0
+                    var n: UInt32 = 0
+                    for offset in 0..<4 {
+                        var value: UInt8 = 0
+                        if offset < 4 - pad {
+                            value = table[Int(chars[index + offset])]
+                            guard value != 0xFF else {
+                                valid = false
+                                return
+                            }
+                        }
+                        n = n << 6 | UInt32(value)
+                    }
+                    // Non-canonical encodings (stray bits under the padding) are rejected too.
+                    if pad == 1 && n & 0xFF != 0 || pad == 2 && n & 0xFFFF != 0 {
+                        valid = false
+                        return
+                    }
+                    out[written] = UInt8(n >> 16 & 0xFF)
+                    written += 1
+                    if pad < 2 {
+                        out[written] = UInt8(n >> 8 & 0xFF)
+                        written += 1
+                    }
+                    if pad < 1 {
+                        out[written] = UInt8(n & 0xFF)
+                        written += 1
+                    }
+                    index += 4
                 }
-                n = n << 6 | UInt32(value)
             }
-            // Non-canonical encodings (stray bits under the padding) are rejected too.
-            if pad == 1, n & 0xFF != 0 { return nil }
-            if pad == 2, n & 0xFFFF != 0 { return nil }
-            out.append(UInt8(n >> 16 & 0xFF))
-            if pad < 2 { out.append(UInt8(n >> 8 & 0xFF)) }
-            if pad < 1 { out.append(UInt8(n & 0xFF)) }
-            index += 4
+            return valid ? out : nil
         }
-        return out
     }
 }
 
