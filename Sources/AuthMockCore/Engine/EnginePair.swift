@@ -79,13 +79,8 @@ public struct EnginePair: Sendable {
 
     /// Plans the answer to `request` on `hop` (see ``Plan``).
     public mutating func plan(_ request: Request, hop: Hop, now: Date) -> Plan {
-        // In place: `engine(hop)` would copy the whole engine, and this runs for every request.
-        let work: (@Sendable () -> Void)?
-        switch hop {
-        case .origin: work = origin.slowPasswordCheck(request)
-        case .proxy: work = proxy?.slowPasswordCheck(request)
-        case .socks5: work = nil
-        }
+        // In place, through `onEngine`: `engine(hop)` would copy the whole engine, and this runs for every request.
+        let work = onEngine(hop) { engine, _, _ in engine.slowPasswordCheck(request) } ?? nil
         if let work { return .verifyFirst(SlowCheck(work: work)) }
         return .answer(answer(request, hop: hop, now: now))
     }
