@@ -110,6 +110,19 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // ci/bench profile's floor: a SwiftNIO HTTP/1.1 server that only answers 200, through the NIO handlers
+        // authmock's pipeline shares with it, so that callgrind can tell NIO's cost per request from authmock's.
+        // Not a product: nothing else depends on it.
+        .executableTarget(
+            name: "authmock-nio-floor",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Benchmarks/NIOFloor",
+            swiftSettings: swiftSettings
+        ),
         // What the test targets share (SwiftPM test targets cannot share source files): an engine driven by
         // hand with a correct Digest client. The core only, so that the core's tests build no NIO.
         // Only tests depend on it.

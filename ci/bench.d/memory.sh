@@ -36,7 +36,7 @@ memory_basic() {
     read -r -a ai <<< "$(py rss "$PID_mem_basic")"
     read -r -a ni <<< "$(py rss "$PID_nginx_mem")"
     say "   idle: authmock RSS $(mib "${ai[0]}"); nginx $(mib "${ni[0]}") over ${ni[2]} processes"
-    row "idle RSS after start (lower is better)" "$(mib "${ai[0]}")" "nginx, master + $((ni[2] - 1)) workers" "$(mib "${ni[0]}")" "$(ratio "${ai[0]}" "${ni[0]}")"
+    row "idle RSS after start (lower is better)" "$(mib "${ai[0]}")" "nginx (worker_connections ${NGINX_WORKER_CONNECTIONS:-768}), master + $((ni[2] - 1)) workers" "$(mib "${ni[0]}")" "$(ratio "${ai[0]}" "${ni[0]}")"
 
     total=$(drive authmock "$PID_mem_basic" "$URL_mem_basic" "$BASIC_ALICE")
     read -r -a aa <<< "$(py rss "$PID_mem_basic")"

@@ -26,13 +26,16 @@ stop_pid() {
     PIDS=("${keep[@]}")
 }
 
-# The top of every nginx configuration (the profile section swaps in one process).
+# The top of every nginx configuration (the profile section swaps in one process). worker_connections is
+# Debian's default (768, NGINX_WORKER_CONNECTIONS to change it): nginx allocates its connection and event
+# arrays for that many up front, so a larger figure would inflate the RSS authmock is compared with, and
+# 768 is far above what any section opens (CONNECTIONS wrk connections, 4 h2load ones).
 nginx_common() {
     cat <<CONF
 worker_processes auto;
 daemon off;
 error_log $work/logs/nginx-error.log warn;
-events { worker_connections 4096; }
+events { worker_connections ${NGINX_WORKER_CONNECTIONS:-768}; }
 CONF
 }
 # nginx_http_block 'server { … }': the http block of the measured nginx servers (no access log, long
