@@ -9,62 +9,182 @@ import Foundation
 /// Credentials are recorded in full (this is a test tool, and tests need to see them), but every header
 /// that carries one is marked with `credential: true` so that reports can mask them.
 public struct JournalEntry: Sendable, Equatable, Codable {
+    /// The fields, in one box shared by copies until one of them changes (copy on write). An entry has
+    /// some thirty fields; it is kept in the ring, handed back with the exchange and sent to every journal
+    /// reader, and without the box each copy retained every string and array in it.
+    private var box: Box
+
     /// Server-wide sequence number, from 1, in the order decisions were made.
-    public var seq: Int
+    public var seq: Int {
+        get { box.fields.seq }
+        set { uniqueBox().fields.seq = newValue }
+    }
+
     /// Wall-clock time of the decision, from the engine's injected clock.
-    public var time: Date
-    public var connection: UInt64
+    public var time: Date {
+        get { box.fields.time }
+        set { uniqueBox().fields.time = newValue }
+    }
+
+    public var connection: UInt64 {
+        get { box.fields.connection }
+        set { uniqueBox().fields.connection = newValue }
+    }
+
     /// Index of the exchange on its connection, from 1.
-    public var exchange: Int
-    public var remote: String?
+    public var exchange: Int {
+        get { box.fields.exchange }
+        set { uniqueBox().fields.exchange = newValue }
+    }
+
+    public var remote: String? {
+        get { box.fields.remote }
+        set { uniqueBox().fields.remote = newValue }
+    }
+
     /// nil when the request could not be parsed far enough to know it.
-    public var method: String?
-    public var target: String?
-    public var version: String?
-    public var headers: [RecordedHeader]
-    public var bodyBytes: Int
+    public var method: String? {
+        get { box.fields.method }
+        set { uniqueBox().fields.method = newValue }
+    }
+
+    public var target: String? {
+        get { box.fields.target }
+        set { uniqueBox().fields.target = newValue }
+    }
+
+    public var version: String? {
+        get { box.fields.version }
+        set { uniqueBox().fields.version = newValue }
+    }
+
+    public var headers: [RecordedHeader] {
+        get { box.fields.headers }
+        set { uniqueBox().fields.headers = newValue }
+    }
+
+    public var bodyBytes: Int {
+        get { box.fields.bodyBytes }
+        set { uniqueBox().fields.bodyBytes = newValue }
+    }
+
     /// Lower-case hex SHA-256 of the body, when there was one: tells a body re-sent intact from a changed one.
-    public var bodySHA256: String?
+    public var bodySHA256: String? {
+        get { box.fields.bodySHA256 }
+        set { uniqueBox().fields.bodySHA256 = newValue }
+    }
+
     /// The credentials the client presented, as far as they could be read.
-    public var credentials: PresentedCredentials?
-    public var verdict: Verdict
+    public var credentials: PresentedCredentials? {
+        get { box.fields.credentials }
+        set { uniqueBox().fields.credentials = newValue }
+    }
+
+    public var verdict: Verdict {
+        get { box.fields.verdict }
+        set { uniqueBox().fields.verdict = newValue }
+    }
+
     /// A sentence for people: what exactly was wrong (or right).
-    public var detail: String?
-    public var status: Int
+    public var detail: String? {
+        get { box.fields.detail }
+        set { uniqueBox().fields.detail = newValue }
+    }
+
+    public var status: Int {
+        get { box.fields.status }
+        set { uniqueBox().fields.status = newValue }
+    }
+
     /// The `WWW-Authenticate` values sent, in order.
-    public var challenges: [String]?
+    public var challenges: [String]? {
+        get { box.fields.challenges }
+        set { uniqueBox().fields.challenges = newValue }
+    }
+
     /// The connection's TLS facts; nil on plain HTTP.
-    public var tls: TLSFacts?
+    public var tls: TLSFacts? {
+        get { box.fields.tls }
+        set { uniqueBox().fields.tls = newValue }
+    }
+
     /// TLS connection entries only: how many HTTP requests arrived on the connection.
-    public var requests: Int?
+    public var requests: Int? {
+        get { box.fields.requests }
+        set { uniqueBox().fields.requests = newValue }
+    }
+
     /// `proxy` for exchanges with authmock's forward proxy, `socks5` for its SOCKS5 listener's handshakes;
     /// absent for the origin.
-    public var hop: Hop?
+    public var hop: Hop? {
+        get { box.fields.hop }
+        set { uniqueBox().fields.hop = newValue }
+    }
+
     /// Credentials sent to the wrong party (e.g. `Proxy-Authorization reached the origin`); absent when none.
-    public var leaks: [String]?
+    public var leaks: [String]? {
+        get { box.fields.leaks }
+        set { uniqueBox().fields.leaks = newValue }
+    }
+
     /// The scenario's fault played on this answer (`close`, `stall 2s`, …); absent when none.
-    public var fault: String?
+    public var fault: String? {
+        get { box.fields.fault }
+        set { uniqueBox().fields.fault = newValue }
+    }
+
     /// Exchanges: `http/1.1` (HTTP/1.0 included) or `h2`.
-    public var httpProtocol: String?
+    public var httpProtocol: String? {
+        get { box.fields.httpProtocol }
+        set { uniqueBox().fields.httpProtocol = newValue }
+    }
+
     /// The HTTP/2 stream the request came on; absent over HTTP/1.x.
-    public var stream: Int?
+    public var stream: Int? {
+        get { box.fields.stream }
+        set { uniqueBox().fields.stream = newValue }
+    }
+
     /// The HTTP/2 stream error sent instead of a response (`HTTP_1_1_REQUIRED`, `REFUSED_STREAM`,
     /// `PROTOCOL_ERROR`); status is then 0.
-    public var reset: String?
+    public var reset: String? {
+        get { box.fields.reset }
+        set { uniqueBox().fields.reset = newValue }
+    }
+
     /// The HTTP/2 connection error sent in a `GOAWAY` instead of a response (`PROTOCOL_ERROR`,
     /// `FRAME_SIZE_ERROR`, …), after which the connection closed; status is then 0.
-    public var goaway: String?
+    public var goaway: String? {
+        get { box.fields.goaway }
+        set { uniqueBox().fields.goaway = newValue }
+    }
+
     /// What made the answer hostile on purpose (a raw challenge, a corrupted NTLM CHALLENGE); absent otherwise.
-    public var hostile: String?
+    public var hostile: String? {
+        get { box.fields.hostile }
+        set { uniqueBox().fields.hostile = newValue }
+    }
+
     /// The names of the scenario's cookies (`set-cookies:`) that the request's `Cookie` brought back, with
     /// the value the server set; absent when none.
-    public var cookies: [String]?
+    public var cookies: [String]? {
+        get { box.fields.cookies }
+        set { uniqueBox().fields.cookies = newValue }
+    }
+
     /// SOCKS5 handshakes (`hop: socks5`) only: methods, address type, the reply code.
-    public var socks5: SOCKS5Facts?
+    public var socks5: SOCKS5Facts? {
+        get { box.fields.socks5 }
+        set { uniqueBox().fields.socks5 = newValue }
+    }
+
     /// A request granted without credentials on a connection NTLM or Negotiate authenticated
     /// (`ntlm.connection-authenticated`): the user the connection was authenticated as, whom the request was
     /// served as. Absent otherwise (a request that carried accepted credentials names its user in them).
-    public var connectionUser: String?
+    public var connectionUser: String? {
+        get { box.fields.connectionUser }
+        set { uniqueBox().fields.connectionUser = newValue }
+    }
 
     /// Whether this entry is an HTTP exchange (a request and the answer sent), rather than a TLS
     /// connection record or a change to a user. Status 0 without a stream reset or a GOAWAY marks the
@@ -89,17 +209,99 @@ public struct JournalEntry: Sendable, Equatable, Codable {
         }
     }
 
-    enum CodingKeys: String, CodingKey {
-        case seq, time, connection, exchange, remote, method, target, version, headers
-        case bodyBytes = "body_bytes"
-        case bodySHA256 = "body_sha256"
-        case credentials, verdict, detail, status, challenges, tls, requests, hop, leaks, fault
-        case httpProtocol = "protocol"
-        case stream, reset, goaway, hostile, cookies, socks5
-        case connectionUser = "connection_user"
+    public static func == (lhs: JournalEntry, rhs: JournalEntry) -> Bool {
+        lhs.box === rhs.box || lhs.box.fields == rhs.box.fields
     }
 
     public init(from decoder: any Decoder) throws {
+        box = Box(try Fields(from: decoder))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try box.fields.encode(to: encoder)
+    }
+
+    public init(
+        seq: Int, time: Date, connection: UInt64, exchange: Int, remote: String?, method: String?, target: String?,
+        version: String?, headers: [RecordedHeader], bodyBytes: Int, credentials: PresentedCredentials?,
+        verdict: Verdict, detail: String?, status: Int, challenges: [String]?, tls: TLSFacts? = nil,
+        requests: Int? = nil, hop: Hop? = nil, leaks: [String]? = nil, bodySHA256: String? = nil
+    ) {
+        box = Box(Fields(
+            seq: seq, time: time, connection: connection, exchange: exchange, remote: remote, method: method,
+            target: target, version: version, headers: headers, bodyBytes: bodyBytes, bodySHA256: bodySHA256,
+            credentials: credentials, verdict: verdict, detail: detail, status: status, challenges: challenges,
+            tls: tls, requests: requests, hop: hop, leaks: leaks
+        ))
+    }
+
+    /// The entry as one line of JSON (the `--journal` file format), without a trailing newline.
+    public func jsonLine() -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
+        guard let data = try? encoder.encode(self) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The box of a copy about to change: its own, copied first when another entry shares it.
+    private mutating func uniqueBox() -> Box {
+        if !isKnownUniquelyReferenced(&box) { box = Box(box.fields) }
+        return box
+    }
+
+    /// Shared only between entries, and only read while shared: a change copies it first (``uniqueBox()``).
+    private final class Box: @unchecked Sendable {
+        var fields: Fields
+        init(_ fields: Fields) { self.fields = fields }
+    }
+
+    /// The stored fields (their meaning is on the properties above), and their JSON.
+    struct Fields: Sendable, Equatable, Codable {
+        var seq: Int
+        var time: Date
+        var connection: UInt64
+        var exchange: Int
+        var remote: String?
+        var method: String?
+        var target: String?
+        var version: String?
+        var headers: [RecordedHeader]
+        var bodyBytes: Int
+        var bodySHA256: String?
+        var credentials: PresentedCredentials?
+        var verdict: Verdict
+        var detail: String?
+        var status: Int
+        var challenges: [String]?
+        var tls: TLSFacts?
+        var requests: Int?
+        var hop: Hop?
+        var leaks: [String]?
+        var fault: String?
+        var httpProtocol: String?
+        var stream: Int?
+        var reset: String?
+        var goaway: String?
+        var hostile: String?
+        var cookies: [String]?
+        var socks5: SOCKS5Facts?
+        var connectionUser: String?
+
+        enum CodingKeys: String, CodingKey {
+            case seq, time, connection, exchange, remote, method, target, version, headers
+            case bodyBytes = "body_bytes"
+            case bodySHA256 = "body_sha256"
+            case credentials, verdict, detail, status, challenges, tls, requests, hop, leaks, fault
+            case httpProtocol = "protocol"
+            case stream, reset, goaway, hostile, cookies, socks5
+            case connectionUser = "connection_user"
+        }
+    }
+}
+
+// In an extension, so that Fields keeps its memberwise initializer.
+extension JournalEntry.Fields {
+init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         seq = try container.decode(Int.self, forKey: .seq)
         let timeText = try container.decode(String.self, forKey: .time)
@@ -115,7 +317,7 @@ public struct JournalEntry: Sendable, Equatable, Codable {
         method = try container.decodeIfPresent(String.self, forKey: .method)
         target = try container.decodeIfPresent(String.self, forKey: .target)
         version = try container.decodeIfPresent(String.self, forKey: .version)
-        headers = try container.decode([RecordedHeader].self, forKey: .headers)
+        headers = try container.decode([JournalEntry.RecordedHeader].self, forKey: .headers)
         bodyBytes = try container.decode(Int.self, forKey: .bodyBytes)
         bodySHA256 = try container.decodeIfPresent(String.self, forKey: .bodySHA256)
         credentials = try container.decodeIfPresent(PresentedCredentials.self, forKey: .credentials)
@@ -138,7 +340,7 @@ public struct JournalEntry: Sendable, Equatable, Codable {
         connectionUser = try container.decodeIfPresent(String.self, forKey: .connectionUser)
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(seq, forKey: .seq)
         try container.encode(Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(time), forKey: .time)
@@ -169,42 +371,6 @@ public struct JournalEntry: Sendable, Equatable, Codable {
         try container.encodeIfPresent(cookies, forKey: .cookies)
         try container.encodeIfPresent(socks5, forKey: .socks5)
         try container.encodeIfPresent(connectionUser, forKey: .connectionUser)
-    }
-
-    public init(
-        seq: Int, time: Date, connection: UInt64, exchange: Int, remote: String?, method: String?, target: String?,
-        version: String?, headers: [RecordedHeader], bodyBytes: Int, credentials: PresentedCredentials?,
-        verdict: Verdict, detail: String?, status: Int, challenges: [String]?, tls: TLSFacts? = nil,
-        requests: Int? = nil, hop: Hop? = nil, leaks: [String]? = nil, bodySHA256: String? = nil
-    ) {
-        self.seq = seq
-        self.time = time
-        self.connection = connection
-        self.exchange = exchange
-        self.remote = remote
-        self.method = method
-        self.target = target
-        self.version = version
-        self.headers = headers
-        self.bodyBytes = bodyBytes
-        self.credentials = credentials
-        self.verdict = verdict
-        self.detail = detail
-        self.status = status
-        self.challenges = challenges
-        self.tls = tls
-        self.requests = requests
-        self.hop = hop
-        self.leaks = leaks
-        self.bodySHA256 = bodySHA256
-    }
-
-    /// The entry as one line of JSON (the `--journal` file format), without a trailing newline.
-    public func jsonLine() -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
-        guard let data = try? encoder.encode(self) else { return "{}" }
-        return String(decoding: data, as: UTF8.self)
     }
 }
 
