@@ -8,9 +8,9 @@ extension Engine {
     /// Keeps an entry in the journal. Every entry an engine produces passes here: the log gives it its
     /// `seq`, and a proxy's engine marks it `hop: proxy`.
     func append(_ entry: consuming JournalEntry, to journal: inout JournalLog) -> JournalEntry {
-        var entry = entry
         if hop == .proxy { entry.hop = .proxy }
-        return journal.append(entry)
+        // Handed on, not copied: a copy still alive here would make the log's numbering copy the entry's box.
+        return journal.append(consume entry)
     }
 
     /// Journals a decided exchange: with what the request leaked and the fault played on the answer.

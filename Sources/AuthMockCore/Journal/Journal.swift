@@ -54,11 +54,10 @@ public struct JournalLog: Sendable, Equatable {
 
     /// Numbers the entry and keeps it; returns it as kept.
     public mutating func append(_ entry: consuming JournalEntry) -> JournalEntry {
-        // Consumed, not borrowed: an entry is a large struct, and each copy retains every field of it.
-        var entry = entry
+        // Consumed, not borrowed: numbering an entry the caller still held would copy its box.
         entry.seq = nextSeq
         nextSeq += 1
-        journal.append(entry)
+        journal.append(copy entry)  // one retain: the ring and the caller share the box
         return entry
     }
 
