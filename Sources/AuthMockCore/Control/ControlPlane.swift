@@ -25,10 +25,12 @@ import Foundation
 public enum ControlPlane {
     /// The reserved path prefix; scenarios cannot serve paths under it.
     public static let prefix = "/_authmock/"
+    /// The prefix without its slash, made once: every request is asked whether it is the control plane's.
+    static let root = String(prefix.dropLast())
 
     /// Whether the path is the control plane's: under the prefix, or the prefix without its slash.
     public static func isControl(_ path: String) -> Bool {
-        path.hasPrefix(prefix) || path == String(prefix.dropLast())
+        path.hasPrefix(prefix) || path == root
     }
 
     /// One route: the endpoints it serves (after the prefix) and its answer.

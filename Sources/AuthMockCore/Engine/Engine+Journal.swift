@@ -30,7 +30,7 @@ extension Engine {
         entry.hostile = response.hostile
         entry.cookies = returnedCookies(in: request)
         if verdict == .ntlmConnectionAuthenticated { entry.connectionUser = ntlmUser(on: request.connection.id) }
-        return append(entry, to: &journal)
+        return append(consume entry, to: &journal)  // moved, so the log numbers it in place
     }
 
     /// The scenario's cookies that came back in `Cookie` (the journal's `cookies`); nil when none did.
@@ -66,7 +66,7 @@ extension Engine {
         )
         // A refusal records the body's size, not its hash: the hash is for bodies the engine judged.
         entry.bodySHA256 = nil
-        entry = append(entry, to: &journal)
+        entry = append(consume entry, to: &journal)
         return Exchange(response: response, entry: entry)
     }
 
@@ -88,7 +88,7 @@ extension Engine {
         entry.bodySHA256 = nil
         entry.reset = reset
         entry.goaway = goaway
-        return append(entry, to: &journal)
+        return append(consume entry, to: &journal)
     }
 
     /// Records a TLS connection when it closes: its handshake, and whether any request arrived on it.
@@ -116,7 +116,7 @@ extension Engine {
         let entry = JournalEntry(
             connection: connection, time: now, verdict: verdict, detail: detail, requests: requests
         )
-        return append(entry, to: &journal)
+        return append(consume entry, to: &journal)
     }
 
     /// Records a connection the shell closed at once because it already held `limit` connections.

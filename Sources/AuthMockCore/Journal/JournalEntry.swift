@@ -17,165 +17,165 @@ public struct JournalEntry: Sendable, Equatable, Codable {
     /// Server-wide sequence number, from 1, in the order decisions were made.
     public var seq: Int {
         get { box.fields.seq }
-        set { uniqueBox().fields.seq = newValue }
+        set { update { $0.seq = newValue } }
     }
 
     /// Wall-clock time of the decision, from the engine's injected clock.
     public var time: Date {
         get { box.fields.time }
-        set { uniqueBox().fields.time = newValue }
+        set { update { $0.time = newValue } }
     }
 
     public var connection: UInt64 {
         get { box.fields.connection }
-        set { uniqueBox().fields.connection = newValue }
+        set { update { $0.connection = newValue } }
     }
 
     /// Index of the exchange on its connection, from 1.
     public var exchange: Int {
         get { box.fields.exchange }
-        set { uniqueBox().fields.exchange = newValue }
+        set { update { $0.exchange = newValue } }
     }
 
     public var remote: String? {
         get { box.fields.remote }
-        set { uniqueBox().fields.remote = newValue }
+        set { update { $0.remote = newValue } }
     }
 
     /// nil when the request could not be parsed far enough to know it.
     public var method: String? {
         get { box.fields.method }
-        set { uniqueBox().fields.method = newValue }
+        set { update { $0.method = newValue } }
     }
 
     public var target: String? {
         get { box.fields.target }
-        set { uniqueBox().fields.target = newValue }
+        set { update { $0.target = newValue } }
     }
 
     public var version: String? {
         get { box.fields.version }
-        set { uniqueBox().fields.version = newValue }
+        set { update { $0.version = newValue } }
     }
 
     public var headers: [RecordedHeader] {
         get { box.fields.headers }
-        set { uniqueBox().fields.headers = newValue }
+        set { update { $0.headers = newValue } }
     }
 
     public var bodyBytes: Int {
         get { box.fields.bodyBytes }
-        set { uniqueBox().fields.bodyBytes = newValue }
+        set { update { $0.bodyBytes = newValue } }
     }
 
     /// Lower-case hex SHA-256 of the body, when there was one: tells a body re-sent intact from a changed one.
     public var bodySHA256: String? {
         get { box.fields.bodySHA256 }
-        set { uniqueBox().fields.bodySHA256 = newValue }
+        set { update { $0.bodySHA256 = newValue } }
     }
 
     /// The credentials the client presented, as far as they could be read.
     public var credentials: PresentedCredentials? {
         get { box.fields.credentials }
-        set { uniqueBox().fields.credentials = newValue }
+        set { update { $0.credentials = newValue } }
     }
 
     public var verdict: Verdict {
         get { box.fields.verdict }
-        set { uniqueBox().fields.verdict = newValue }
+        set { update { $0.verdict = newValue } }
     }
 
     /// A sentence for people: what exactly was wrong (or right).
     public var detail: String? {
         get { box.fields.detail }
-        set { uniqueBox().fields.detail = newValue }
+        set { update { $0.detail = newValue } }
     }
 
     public var status: Int {
         get { box.fields.status }
-        set { uniqueBox().fields.status = newValue }
+        set { update { $0.status = newValue } }
     }
 
     /// The `WWW-Authenticate` values sent, in order.
     public var challenges: [String]? {
         get { box.fields.challenges }
-        set { uniqueBox().fields.challenges = newValue }
+        set { update { $0.challenges = newValue } }
     }
 
     /// The connection's TLS facts; nil on plain HTTP.
     public var tls: TLSFacts? {
         get { box.fields.tls }
-        set { uniqueBox().fields.tls = newValue }
+        set { update { $0.tls = newValue } }
     }
 
     /// TLS connection entries only: how many HTTP requests arrived on the connection.
     public var requests: Int? {
         get { box.fields.requests }
-        set { uniqueBox().fields.requests = newValue }
+        set { update { $0.requests = newValue } }
     }
 
     /// `proxy` for exchanges with authmock's forward proxy, `socks5` for its SOCKS5 listener's handshakes;
     /// absent for the origin.
     public var hop: Hop? {
         get { box.fields.hop }
-        set { uniqueBox().fields.hop = newValue }
+        set { update { $0.hop = newValue } }
     }
 
     /// Credentials sent to the wrong party (e.g. `Proxy-Authorization reached the origin`); absent when none.
     public var leaks: [String]? {
         get { box.fields.leaks }
-        set { uniqueBox().fields.leaks = newValue }
+        set { update { $0.leaks = newValue } }
     }
 
     /// The scenario's fault played on this answer (`close`, `stall 2s`, …); absent when none.
     public var fault: String? {
         get { box.fields.fault }
-        set { uniqueBox().fields.fault = newValue }
+        set { update { $0.fault = newValue } }
     }
 
     /// Exchanges: `http/1.1` (HTTP/1.0 included) or `h2`.
     public var httpProtocol: String? {
         get { box.fields.httpProtocol }
-        set { uniqueBox().fields.httpProtocol = newValue }
+        set { update { $0.httpProtocol = newValue } }
     }
 
     /// The HTTP/2 stream the request came on; absent over HTTP/1.x.
     public var stream: Int? {
         get { box.fields.stream }
-        set { uniqueBox().fields.stream = newValue }
+        set { update { $0.stream = newValue } }
     }
 
     /// The HTTP/2 stream error sent instead of a response (`HTTP_1_1_REQUIRED`, `REFUSED_STREAM`,
     /// `PROTOCOL_ERROR`); status is then 0.
     public var reset: String? {
         get { box.fields.reset }
-        set { uniqueBox().fields.reset = newValue }
+        set { update { $0.reset = newValue } }
     }
 
     /// The HTTP/2 connection error sent in a `GOAWAY` instead of a response (`PROTOCOL_ERROR`,
     /// `FRAME_SIZE_ERROR`, …), after which the connection closed; status is then 0.
     public var goaway: String? {
         get { box.fields.goaway }
-        set { uniqueBox().fields.goaway = newValue }
+        set { update { $0.goaway = newValue } }
     }
 
     /// What made the answer hostile on purpose (a raw challenge, a corrupted NTLM CHALLENGE); absent otherwise.
     public var hostile: String? {
         get { box.fields.hostile }
-        set { uniqueBox().fields.hostile = newValue }
+        set { update { $0.hostile = newValue } }
     }
 
     /// The names of the scenario's cookies (`set-cookies:`) that the request's `Cookie` brought back, with
     /// the value the server set; absent when none.
     public var cookies: [String]? {
         get { box.fields.cookies }
-        set { uniqueBox().fields.cookies = newValue }
+        set { update { $0.cookies = newValue } }
     }
 
     /// SOCKS5 handshakes (`hop: socks5`) only: methods, address type, the reply code.
     public var socks5: SOCKS5Facts? {
         get { box.fields.socks5 }
-        set { uniqueBox().fields.socks5 = newValue }
+        set { update { $0.socks5 = newValue } }
     }
 
     /// A request granted without credentials on a connection NTLM or Negotiate authenticated
@@ -183,7 +183,7 @@ public struct JournalEntry: Sendable, Equatable, Codable {
     /// served as. Absent otherwise (a request that carried accepted credentials names its user in them).
     public var connectionUser: String? {
         get { box.fields.connectionUser }
-        set { uniqueBox().fields.connectionUser = newValue }
+        set { update { $0.connectionUser = newValue } }
     }
 
     /// Whether this entry is an HTTP exchange (a request and the answer sent), rather than a TLS
@@ -243,13 +243,14 @@ public struct JournalEntry: Sendable, Equatable, Codable {
         return String(decoding: data, as: UTF8.self)
     }
 
-    /// The box of a copy about to change: its own, copied first when another entry shares it.
-    private mutating func uniqueBox() -> Box {
+    /// Changes the fields in place, in a box of this entry's own: copied first when another entry shares it.
+    /// (Assigning through a returned box instead had the optimizer copy all the fields out and back.)
+    private mutating func update(_ change: (inout Fields) -> Void) {
         if !isKnownUniquelyReferenced(&box) { box = Box(box.fields) }
-        return box
+        change(&box.fields)
     }
 
-    /// Shared only between entries, and only read while shared: a change copies it first (``uniqueBox()``).
+    /// Shared only between entries, and only read while shared: a change copies it first (``update(_:)``).
     private final class Box: @unchecked Sendable {
         var fields: Fields
         init(_ fields: Fields) { self.fields = fields }
