@@ -119,6 +119,19 @@ struct EngineTests {
         #expect(Engine.leadingToken(value) == token)
     }
 
+    /// A credentials field splits after its scheme, which is cut to 64 bytes; the rest, whatever it holds
+    /// (a non-ASCII byte right after the scheme too), is the token, untouched.
+    @Test(arguments: [
+        ("Basic YWxpY2U6d29uZGVybGFuZA==", "Basic", " YWxpY2U6d29uZGVybGFuZA=="), ("\tNTLM TlRM", "NTLM", " TlRM"),
+        ("Basicé x", "Basic", "é x"), (String(repeating: "a", count: 70) + " x", String(repeating: "a", count: 64), "aaaaaa x"),
+        ("  ", "", ""), ("=x", "", "=x"),
+    ])
+    func schemeAndToken(field: String, scheme: String, token: String) {
+        let split = Engine.schemeAndToken(field)
+        #expect(split.scheme == scheme)
+        #expect(split.token == token)
+    }
+
     /// Two Authorization fields (whatever the case of their names) are refused with 400 and `auth.duplicate-header`.
     @Test func duplicateAuthorizationIs400() throws {
         var h = try basicHarness()

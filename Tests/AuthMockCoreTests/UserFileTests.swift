@@ -29,6 +29,16 @@ struct UserFileTests {
         #expect(!stored.verify([], user: entry.user))
     }
 
+    /// A `{SHA}` hash is compared whole: its tag, then the digest's base64 to the last byte.
+    @Test func shaHashIsComparedWhole() {
+        let password = Array("pw3".utf8)
+        #expect(StoredPassword.sha1("{SHA}Z/q5KhbWJGlg/C2XbiLEJnMKKr8=").verify(password, user: "sha"))
+        for stored in ["{sha}Z/q5KhbWJGlg/C2XbiLEJnMKKr8=", "XSHA}Z/q5KhbWJGlg/C2XbiLEJnMKKr8=", "{SHA}Z/q5KhbWJGlg/C2XbiLEJnMKKr8",
+                       "{SHA}Z/q5KhbWJGlg/C2XbiLEJnMKKr8==", "{SHA}", "{SH", ""] {
+            #expect(!StoredPassword.sha1(stored).verify(password, user: "sha"), "\(stored)")
+        }
+    }
+
     /// Our MD5-crypt (for `$apr1$`) is the same algorithm as libcrypt's `$1$`: they must agree on any input.
     @Test func md5CryptAgreesWithLibcrypt() throws {
         var random = SplitMix64(seed: 7)

@@ -135,7 +135,8 @@ package struct BasicCredentials {
         guard let colon = decoded.firstIndex(of: UInt8(ascii: ":")) else { return nil }
         let userBytes = Array(decoded[..<colon])
         password = Array(decoded[(colon + 1)...])
-        isUTF8 = String(validating: decoded, as: UTF8.self) != nil
+        // ASCII (nearly every client's) is UTF-8 without building a String to say so.
+        isUTF8 = decoded.allSatisfy { $0 < 0x80 } || String(validating: decoded, as: UTF8.self) != nil
         user = isUTF8 ? String(decoding: userBytes, as: UTF8.self) : Engine.latin1String(userBytes)
     }
 

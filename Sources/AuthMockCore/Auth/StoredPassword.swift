@@ -124,6 +124,14 @@ public enum StoredPassword: Sendable, Equatable, Hashable {
         let stored: [UInt8]
         let computed: [UInt8]?
         switch self {
+        case .sha1(var hash):
+            // The most common hash of a bench or a test suite, checked in place: the digest's base64 against
+            // the stored text after its `{SHA}` (not secret), without copying either into an array.
+            let encoded = Base64.encode(HashFunction.sha1.hash(candidate))
+            return hash.withUTF8 { text in
+                text.starts(with: Self.shaTag)
+                    && constantTimeEquals(UnsafeBufferPointer(rebasing: text[Self.shaTag.count...]), encoded.utf8)
+            }
         case .crypt(let hash):
             stored = Array(hash.utf8)
             computed = Self.crypt(candidate, setting: hash).map { Array($0.utf8) }
@@ -132,9 +140,6 @@ public enum StoredPassword: Sendable, Equatable, Hashable {
             computed = Self.md5CryptParts(stored, magic: "$apr1$").map {
                 Array(Self.md5Crypt(candidate, salt: $0, magic: "$apr1$").utf8)
             }
-        case .sha1(let hash):
-            stored = Array(hash.utf8)
-            computed = Array(("{SHA}" + Base64.encode(HashFunction.sha1.hash(candidate))).utf8)
         case .htdigest(let realm, let ha1):
             stored = Array(ha1.utf8)
             computed = Array(DigestAlgorithm.md5.hash(Array("\(user):\(realm):".utf8) + candidate).utf8)
@@ -142,6 +147,8 @@ public enum StoredPassword: Sendable, Equatable, Hashable {
         guard let computed else { return false }
         return constantTimeEquals(computed, stored)
     }
+
+    private static let shaTag = Array("{SHA}".utf8)
 
     // MARK: - crypt(3) through libcrypt
 

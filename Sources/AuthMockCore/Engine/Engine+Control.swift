@@ -6,10 +6,14 @@ import Foundation
 
 /// The answers the control plane (``ControlPlane``) builds from, and the journal page's shape.
 extension Engine {
+    /// Made once: every request is asked whether it is this one (the joined path is too long to be a
+    /// small string, so joining it per request allocated).
+    static let journalPath = ControlPlane.prefix + "journal"
+
     /// For `GET /_authmock/journal[?since=N]`, the `since` value (0 when absent); nil for any other request.
     /// The server uses it to encode the page outside its lock.
     public static func journalPageRequest(_ request: Request) -> Int? {
-        guard request.method == "GET", request.path == ControlPlane.prefix + "journal" else { return nil }
+        guard request.method == "GET", request.path == journalPath else { return nil }
         return queryItem("since", in: request.target).flatMap(Int.init) ?? 0
     }
 

@@ -17,19 +17,23 @@ extension Engine {
     /// A credentials field split into its scheme and what follows it: Basic's token68, or NTLM's and
     /// Negotiate's base64 token (Digest's parameters are parsed from the whole field).
     static func schemeAndToken(_ field: String) -> (scheme: String, token: Substring) {
-        let scheme = leadingToken(field)
-        let token = Substring(
-            field.utf8.drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }.dropFirst(scheme.utf8.count)
-        )
-        return (scheme, token)
+        let scheme = leadingTokenRange(field)
+        return (String(field[scheme]), field[scheme.upperBound...])
     }
 
     /// The auth-scheme at the start of a header value; empty when it does not start with a token.
     package static func leadingToken(_ text: String) -> String {
+        String(text[leadingTokenRange(text)])
+    }
+
+    /// Where the leading token is, after spaces and tabs, cut to 64 bytes. By UTF-8 index: a token's
+    /// characters are ASCII, so its bounds are characters' too, and cutting by bytes is cutting by
+    /// characters without walking grapheme clusters.
+    private static func leadingTokenRange(_ text: String) -> Range<String.Index> {
         let utf8 = text.utf8
         let start = utf8.firstIndex { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") } ?? utf8.endIndex
         let end = utf8[start...].firstIndex { !AuthHeader.isTokenChar($0) } ?? utf8.endIndex
-        return String(text[start..<end].prefix(64))
+        return start..<(utf8.index(start, offsetBy: 64, limitedBy: end) ?? end)
     }
 
     /// A body template with `{user}` replaced, as bytes (on the hot path: no Foundation bridging).
