@@ -189,6 +189,21 @@ struct EngineTests {
         #expect(entries.map(\.status) == [401, 200])
     }
 
+    /// An entry keeps its request's fields as they came and marks them when read; read back from its JSON
+    /// (where the marks are written out) it is the same entry, and one header changed makes it another.
+    @Test func journaledHeadersReadTheSameFromJSON() throws {
+        var h = try basicHarness()
+        h.send(headers: [HeaderField("Host", "x"), HeaderField("cookie", "a=1"), HeaderField("Proxy-Authorization", "p")])
+        let entry = try #require(h.journal.entries.first)
+        #expect(entry.headers.map(\.credential) == [nil, true, true])
+        let decoded = try JSONDecoder().decode(JournalEntry.self, from: Data(entry.jsonLine().utf8))
+        #expect(decoded == entry)
+        #expect(entry == decoded)
+        var changed = decoded
+        changed.headers[0].value = "y"
+        #expect(changed != entry)
+    }
+
     /// The in-memory journal is a ring: bounded, oldest evicted, eviction counted.
     @Test func journalIsBounded() throws {
         var h = Harness(try loadShipped("basic.yaml"), journalCapacity: 3)

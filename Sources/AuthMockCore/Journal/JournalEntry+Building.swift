@@ -17,10 +17,11 @@ extension JournalEntry {
         self.init(
             seq: 0, time: time, connection: connection.id, exchange: connection.exchange, remote: connection.remote,
             method: request?.method, target: request?.target, version: request?.version,
-            headers: (request?.headers ?? []).map(Engine.recorded), bodyBytes: body.count, credentials: credentials,
+            headers: [], bodyBytes: body.count, credentials: credentials,
             verdict: verdict, detail: detail, status: status, challenges: challenges, tls: connection.tls,
             bodySHA256: body.isEmpty ? nil : HashFunction.sha256.hash(body).hexString
         )
+        keepHeaders(of: request?.headers ?? [])
         httpProtocol = connection.httpProtocol.rawValue
         stream = connection.stream
     }

@@ -59,8 +59,8 @@ public struct JournalEntry: Sendable, Equatable, Codable {
     }
 
     public var headers: [RecordedHeader] {
-        get { box.fields.headers }
-        set { update { $0.headers = newValue } }
+        get { box.fields.headers.recorded }
+        set { update { $0.headers = RecordedHeaders(newValue) } }
     }
 
     public var bodyBytes: Int {
@@ -229,7 +229,7 @@ public struct JournalEntry: Sendable, Equatable, Codable {
     ) {
         box = Box(Fields(
             seq: seq, time: time, connection: connection, exchange: exchange, remote: remote, method: method,
-            target: target, version: version, headers: headers, bodyBytes: bodyBytes, bodySHA256: bodySHA256,
+            target: target, version: version, headers: RecordedHeaders(headers), bodyBytes: bodyBytes, bodySHA256: bodySHA256,
             credentials: credentials, verdict: verdict, detail: detail, status: status, challenges: challenges,
             tls: tls, requests: requests, hop: hop, leaks: leaks
         ))
@@ -241,6 +241,11 @@ public struct JournalEntry: Sendable, Equatable, Codable {
         encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
         guard let data = try? encoder.encode(self) else { return "{}" }
         return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Records a request's header fields as they are, shared with the request (see ``RecordedHeaders``).
+    mutating func keepHeaders(of fields: [HeaderField]) {
+        update { $0.headers = RecordedHeaders(request: fields) }
     }
 
     /// Changes the fields in place, in a box of this entry's own: copied first when another entry shares it.
@@ -266,7 +271,7 @@ public struct JournalEntry: Sendable, Equatable, Codable {
         var method: String?
         var target: String?
         var version: String?
-        var headers: [RecordedHeader]
+        var headers: RecordedHeaders
         var bodyBytes: Int
         var bodySHA256: String?
         var credentials: PresentedCredentials?
@@ -318,7 +323,7 @@ init(from decoder: any Decoder) throws {
         method = try container.decodeIfPresent(String.self, forKey: .method)
         target = try container.decodeIfPresent(String.self, forKey: .target)
         version = try container.decodeIfPresent(String.self, forKey: .version)
-        headers = try container.decode([JournalEntry.RecordedHeader].self, forKey: .headers)
+        headers = RecordedHeaders(try container.decode([JournalEntry.RecordedHeader].self, forKey: .headers))
         bodyBytes = try container.decode(Int.self, forKey: .bodyBytes)
         bodySHA256 = try container.decodeIfPresent(String.self, forKey: .bodySHA256)
         credentials = try container.decodeIfPresent(PresentedCredentials.self, forKey: .credentials)
@@ -351,7 +356,7 @@ init(from decoder: any Decoder) throws {
         try container.encodeIfPresent(method, forKey: .method)
         try container.encodeIfPresent(target, forKey: .target)
         try container.encodeIfPresent(version, forKey: .version)
-        try container.encode(headers, forKey: .headers)
+        try container.encode(headers.recorded, forKey: .headers)
         try container.encode(bodyBytes, forKey: .bodyBytes)
         try container.encodeIfPresent(bodySHA256, forKey: .bodySHA256)
         try container.encodeIfPresent(credentials, forKey: .credentials)
@@ -395,5 +400,33 @@ public struct PresentedCredentials: Sendable, Equatable, Codable {
         self.user = user
         self.password = password
         self.params = params
+    }
+}
+
+/// An entry's headers: as recorded (decoded from JSON, or given), or the request's own fields, shared with
+/// the request and marked (`credential: true`) only when read. Marking every field of every request as it
+/// was journaled cost an array and a dozen name comparisons per request, for entries mostly never read.
+/// Equal when they read the same.
+struct RecordedHeaders: Sendable, Equatable {
+    private enum Storage: Sendable {
+        case recorded([JournalEntry.RecordedHeader])
+        case request([HeaderField])
+    }
+
+    private let storage: Storage
+
+    init(_ recorded: [JournalEntry.RecordedHeader]) { storage = .recorded(recorded) }
+    init(request fields: [HeaderField]) { storage = .request(fields) }
+
+    var recorded: [JournalEntry.RecordedHeader] {
+        switch storage {
+        case .recorded(let headers): headers
+        case .request(let fields): fields.map(Engine.recorded)
+        }
+    }
+
+    static func == (lhs: RecordedHeaders, rhs: RecordedHeaders) -> Bool {
+        if case .request(let left) = lhs.storage, case .request(let right) = rhs.storage { return left == right }
+        return lhs.recorded == rhs.recorded
     }
 }
