@@ -127,10 +127,12 @@ public enum StoredPassword: Sendable, Equatable, Hashable {
         case .sha1(var hash):
             // The most common hash of a bench or a test suite, checked in place: the digest's base64 against
             // the stored text after its `{SHA}` (not secret), without copying either into an array.
-            let encoded = Base64.encode(HashFunction.sha1.hash(candidate))
+            var encoded = Base64.encode(HashFunction.sha1.hash(candidate))
             return hash.withUTF8 { text in
-                text.starts(with: Self.shaTag)
-                    && constantTimeEquals(UnsafeBufferPointer(rebasing: text[Self.shaTag.count...]), encoded.utf8)
+                encoded.withUTF8 { encoded in
+                    text.starts(with: Self.shaTag)
+                        && constantTimeEquals(UnsafeBufferPointer(rebasing: text[Self.shaTag.count...]), encoded)
+                }
             }
         case .crypt(let hash):
             stored = Array(hash.utf8)

@@ -322,8 +322,17 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// The engine's view of a request: no NIO types.
     private func makeRequest(_ head: HTTPRequestHead, body: [UInt8], connection: ConnectionInfo) -> Request {
         Request(
-            method: head.method.rawValue, target: head.uri, version: "HTTP/\(head.version.major).\(head.version.minor)",
+            method: head.method.rawValue, target: head.uri, version: Self.versionText(head.version),
             headers: head.headers.map { HeaderField($0.name, $0.value) }, body: body, connection: connection
         )
+    }
+
+    /// `HTTP/1.1`: the two versions nearly every request has are constants, not interpolated per request.
+    static func versionText(_ version: HTTPVersion) -> String {
+        switch version {
+        case .http1_1: "HTTP/1.1"
+        case .http1_0: "HTTP/1.0"
+        default: "HTTP/\(version.major).\(version.minor)"
+        }
     }
 }
