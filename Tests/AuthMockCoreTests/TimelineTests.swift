@@ -26,6 +26,24 @@ struct TimelineTests {
         #expect(h.journal.entries.filter { $0.verdict == .credentialStalePassword }.count == 2)
     }
 
+    /// The same with Digest from the start: the success that changes the password leaves the old one's
+    /// H(A1) remembered, and it must not answer for the new password (nor the new one's for the old).
+    @Test func digestPasswordChangesAfterDigestSuccess() throws {
+        var h = try harness()
+        let challenge = try #require(h.send().digestChallenge("SHA-256"))
+        let first = h.send(authorization: DigestClient(user: "alice", password: "wonderland").authorization(for: challenge))
+        #expect(first.status == 200)
+        #expect(first.events.map(\.verdict) == [.userPasswordChanged])
+        let next = try #require(h.send().digestChallenge("SHA-256"))
+        let old = h.send(authorization: DigestClient(user: "alice", password: "wonderland").authorization(for: next))
+        #expect(old.verdict == .credentialStalePassword)
+        let again = try #require(h.send().digestChallenge("SHA-256"))
+        let new = h.send(authorization: DigestClient(user: "alice", password: "looking-glass").authorization(for: again))
+        #expect(new.status == 200)
+        let last = try #require(h.send().digestChallenge("SHA-256"))
+        #expect(h.send(authorization: DigestClient(user: "alice", password: "wonderland").authorization(for: last)).status == 401)
+    }
+
     /// `at-request` locks bob before request 5 is decided: valid credentials then get 403.
     @Test func lockAtRequest() throws {
         var h = try harness()

@@ -1,3 +1,4 @@
+import Synchronization
 
 /// The Digest algorithms of RFC 7616 §3.2 (and RFC 2617's MD5 and MD5-sess).
 public enum DigestAlgorithm: String, Sendable, CaseIterable, Codable {
@@ -118,5 +119,35 @@ extension DigestAlgorithm {
     /// The userhash of RFC 7616 §3.4.4: `H(unq(username) ":" unq(realm))`.
     public func userhash(username: String, realm: String) -> String {
         hash("\(username):\(realm)")
+    }
+}
+
+/// `H(username:realm:password)` by algorithm, user, realm and password: the part of a Digest response
+/// that changes only when the password does (or the client names another realm), hashed once instead of on
+/// every request. Keyed by the password itself, so a changed password is a new key and nothing needs
+/// forgetting; the scenario's own passwords only, never a client's input. Bounded: cleared when full.
+final class DigestBaseMemo: Sendable {
+    private struct Key: Hashable {
+        var algorithm: DigestAlgorithm
+        var username: String
+        var realm: String
+        var password: String
+    }
+
+    private let bases = Mutex<[Key: String]>([:])
+    static let capacity = 4096
+
+    /// What ``DigestInputs/ha1`` hashes when no stored HA1 replaces it.
+    func base(of inputs: DigestInputs) -> String {
+        let key = Key(
+            algorithm: inputs.algorithm, username: inputs.username, realm: inputs.realm, password: inputs.password
+        )
+        if let known = bases.withLock({ $0[key] }) { return known }
+        let base = inputs.algorithm.hash("\(inputs.username):\(inputs.realm):\(inputs.password)")
+        bases.withLock {
+            if $0.count >= Self.capacity { $0.removeAll(keepingCapacity: true) }
+            $0[key] = base
+        }
+        return base
     }
 }

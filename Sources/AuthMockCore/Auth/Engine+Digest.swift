@@ -186,7 +186,11 @@ extension Engine {
         inputs.use(user)
         let removed = activeUser(named: user.name) == nil
         let response = credentials.response
-        let matchesCurrent = !removed && constantTimeEquals(Array(inputs.response.utf8), Array(response.utf8))
+        // The user's H(A1) base from the memo: the same value, hashed once per user and password. Only for
+        // this comparison: the diagnosis below recomputes it under other algorithms.
+        var current = inputs
+        if current.storedHA1 == nil { current.storedHA1 = digestBaseMemo.base(of: inputs) }
+        let matchesCurrent = !removed && constantTimeEquals(Array(current.response.utf8), Array(response.utf8))
         if matchesCurrent { return }
         // A password the user had before a change (or a removed user's last one)?
         let stale = matchesRetiredPassword(of: user.name) { before in

@@ -46,6 +46,8 @@ public struct Engine: Sendable {
     let opaques: [Int: String]
     /// Results of checking passwords against stored hashes (bcrypt and friends are slow by design).
     let passwordMemo = PasswordVerificationMemo()
+    /// Digest's H(username:realm:password) per algorithm, hashed once per user and password.
+    let digestBaseMemo = DigestBaseMemo()
     /// The challenges that never change (all but Digest's, which carry a fresh nonce), rendered once: the
     /// 401 path is the hottest path of a client that is never given credentials.
     /// By challenge index; nil for Digest.
