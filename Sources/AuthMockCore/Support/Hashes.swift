@@ -40,16 +40,39 @@ enum HashFunction: Int, Sendable, CaseIterable {
     var algorithm: OpaquePointer { Self.algorithms[rawValue] }
 
     func hash(_ message: some Collection<UInt8>) -> [UInt8] {
-        var digest = [UInt8](repeating: 0, count: size)
-        var length: UInt32 = 0
-        let done = message.withContiguousStorageIfAvailable { bytes in
-            EVP_Digest(bytes.baseAddress, bytes.count, &digest, &length, algorithm, nil)
-        } ?? Array(message).withUnsafeBufferPointer { bytes in
-            EVP_Digest(bytes.baseAddress, bytes.count, &digest, &length, algorithm, nil)
+        message.withContiguousStorageIfAvailable(hash) ?? Array(message).withUnsafeBufferPointer(hash)
+    }
+
+    private func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: size) { digest, initialized in
+            // MD5, SHA-1 and SHA-256 hash on a context on the stack through their low-level functions; EVP
+            // allocates one and dispatches through the provider on every call. (Not the one-shot SHA256():
+            // OpenSSL 3 implements it as EVP_Q_digest, which fetches the algorithm by name each time.)
+            // They cannot fail.
+            switch self {
+            case .md5:
+                var context = MD5_CTX()
+                MD5_Init(&context)
+                MD5_Update(&context, bytes.baseAddress, bytes.count)
+                MD5_Final(digest.baseAddress, &context)
+            case .sha1:
+                var context = SHA_CTX()
+                SHA1_Init(&context)
+                SHA1_Update(&context, bytes.baseAddress, bytes.count)
+                SHA1_Final(digest.baseAddress, &context)
+            case .sha256:
+                var context = SHA256_CTX()
+                SHA256_Init(&context)
+                SHA256_Update(&context, bytes.baseAddress, bytes.count)
+                SHA256_Final(digest.baseAddress, &context)
+            case .sha512_256:
+                var length: UInt32 = 0
+                let done = EVP_Digest(bytes.baseAddress, bytes.count, digest.baseAddress, &length, algorithm, nil)
+                // Fails only without memory: no answer could be right then.
+                precondition(done == 1 && Int(length) == size, "libcrypto's \(name) failed")
+            }
+            initialized = size
         }
-        // Fails only without memory: no answer could be right then.
-        precondition(done == 1 && Int(length) == size, "libcrypto's \(name) failed")
-        return digest
     }
 }
 
