@@ -46,6 +46,23 @@ struct PrimitiveTests {
         #expect(key.mac(Array("another message".utf8)).hexString != expected)
     }
 
+    /// RFC 4231 §4.2 and §4.7 (HMAC-SHA-256) and RFC 2202 §2 test case 6 (HMAC-MD5): a short key, and keys
+    /// longer than the hash's block, which are hashed first; and a key of exactly one block with an empty
+    /// message (its value from Python's hmac module).
+    @Test(arguments: [
+        (HashFunction.sha256, [UInt8](repeating: 0x0b, count: 20), "Hi There",
+         "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"),
+        (HashFunction.sha256, [UInt8](repeating: 0xaa, count: 131), "Test Using Larger Than Block-Size Key - Hash Key First",
+         "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"),
+        (HashFunction.sha256, [UInt8](repeating: 0xaa, count: 64), "", "db2cf93f633fcdfd9bb7f3b99763a63725cb8e38b4fa60a87d0e94b71d8b5970"),
+        (HashFunction.md5, [UInt8](repeating: 0xaa, count: 80), "Test Using Larger Than Block-Size Key - Hash Key First",
+         "6b1ab7fe4bd7bf8f0b62e6ce61b9d0cd"),
+    ])
+    func hmacKeys(function: HashFunction, key: [UInt8], message: String, expected: String) {
+        #expect(HMACKey(function, key: key).mac(Array(message.utf8)).hexString == expected)
+        #expect(HMACKey(function, key: key).mac(message.utf8.lazy.map { $0 }).hexString == expected, "non-contiguous")
+    }
+
     /// RFC 7616 §3.9.1: the MD5 and SHA-256 responses for Mufasa / "Circle of Life".
     @Test(arguments: [
         (DigestAlgorithm.md5, "8ca523f5e9506fed4657c9700eebdbec"),

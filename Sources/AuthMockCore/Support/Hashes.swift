@@ -77,14 +77,46 @@ enum HashFunction: Int, Sendable, CaseIterable {
 }
 
 /// HMAC (RFC 2104) with its key set once: each MAC starts from a copy of the keyed state, as a nonce minter
-/// signing every challenge wants. libcrypto's own HMAC (`EVP_MAC` "HMAC"), never one of ours.
+/// signing and checking every Digest nonce wants. HMAC-SHA-256 keeps the two keyed SHA-256 states itself (a
+/// MAC is then three compressions on stack copies; EVP_MAC's copy, update, final and free of a provider
+/// context cost 10k instructions a nonce); HMAC-MD5 (NTLMv2) is libcrypto's EVP_MAC. Both are pinned by the
+/// RFC 2202 and RFC 4231 vectors in PrimitiveTests, the long-key case included.
 final class HMACKey: @unchecked Sendable {
-    /// Keyed once in `init` and never changed after: `mac` only copies it (`EVP_MAC_CTX_dup` reads its source),
-    /// so sharing it between threads is safe.
-    private let keyed: OpaquePointer
+    /// Keyed once in `init` and never changed after: `mac` only copies it (a struct copy, or
+    /// `EVP_MAC_CTX_dup`, which reads its source), so sharing it between threads is safe.
+    private enum Keyed {
+        case sha256(inner: SHA256_CTX, outer: SHA256_CTX)
+        case mac(OpaquePointer)
+    }
+
+    private let keyed: Keyed
     private let size: Int
 
     init(_ function: HashFunction, key: [UInt8]) {
+        size = function.size
+        if function == .sha256 {
+            keyed = Self.sha256States(key: key)
+        } else {
+            keyed = .mac(Self.evpMAC(function, key: key))
+        }
+    }
+
+    deinit { if case .mac(let context) = keyed { EVP_MAC_CTX_free(context) } }
+
+    /// RFC 2104 §2: the key (hashed first when longer than the 64-byte block) padded with zeros, XORed with
+    /// 0x36 for the inner hash and 0x5c for the outer one; each hash is started on its block now.
+    private static func sha256States(key: [UInt8]) -> Keyed {
+        var block = key.count > 64 ? HashFunction.sha256.hash(key) : key
+        block += [UInt8](repeating: 0, count: 64 - block.count)
+        var inner = SHA256_CTX(), outer = SHA256_CTX()
+        SHA256_Init(&inner)
+        SHA256_Init(&outer)
+        SHA256_Update(&inner, block.map { $0 ^ 0x36 }, 64)
+        SHA256_Update(&outer, block.map { $0 ^ 0x5c }, 64)
+        return .sha256(inner: inner, outer: outer)
+    }
+
+    private static func evpMAC(_ function: HashFunction, key: [UInt8]) -> OpaquePointer {
         guard let mac = EVP_MAC_fetch(nil, "HMAC", nil) else { preconditionFailure("libcrypto has no HMAC") }
         defer { EVP_MAC_free(mac) }
         guard let context = EVP_MAC_CTX_new(mac) else { preconditionFailure("libcrypto could not allocate an HMAC") }
@@ -96,11 +128,8 @@ final class HMACKey: @unchecked Sendable {
             return key.withUnsafeBufferPointer { EVP_MAC_init(context, $0.baseAddress, $0.count, &parameters) }
         }
         precondition(keyedOK == 1, "libcrypto could not key HMAC-\(function.name)")
-        keyed = context
-        size = function.size
+        return context
     }
-
-    deinit { EVP_MAC_CTX_free(keyed) }
 
     /// One call: key, message, MAC.
     static func mac(_ function: HashFunction, key: [UInt8], _ message: some Collection<UInt8>) -> [UInt8] {
@@ -108,6 +137,26 @@ final class HMACKey: @unchecked Sendable {
     }
 
     func mac(_ message: some Collection<UInt8>) -> [UInt8] {
+        switch keyed {
+        case .sha256(var inner, var outer):
+            let innerHash = message.withContiguousStorageIfAvailable { bytes in
+                Self.finish(&inner, bytes.baseAddress, bytes.count)
+            } ?? Array(message).withUnsafeBufferPointer { Self.finish(&inner, $0.baseAddress, $0.count) }
+            return Self.finish(&outer, innerHash, innerHash.count)
+        case .mac(let keyed):
+            return evpMAC(keyed, message)
+        }
+    }
+
+    private static func finish(_ state: inout SHA256_CTX, _ bytes: UnsafeRawPointer?, _ count: Int) -> [UInt8] {
+        SHA256_Update(&state, bytes, count)
+        return [UInt8](unsafeUninitializedCapacity: 32) { digest, initialized in
+            SHA256_Final(digest.baseAddress, &state)
+            initialized = 32
+        }
+    }
+
+    private func evpMAC(_ keyed: OpaquePointer, _ message: some Collection<UInt8>) -> [UInt8] {
         guard let context = EVP_MAC_CTX_dup(keyed) else { preconditionFailure("libcrypto could not copy an HMAC") }
         defer { EVP_MAC_CTX_free(context) }
         let bytes = Array(message)
