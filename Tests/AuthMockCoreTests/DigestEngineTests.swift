@@ -171,13 +171,20 @@ struct DigestEngineTests {
         #expect(changed.verdict == .digestOpaqueMismatch)
     }
 
-    /// A nonce this server never issued (a real one with its last character changed) is an unknown nonce, and
+    /// A nonce this server never issued (a real one with a character changed: the last, or the first to a
+    /// character of standard base64 that base64url has not, or one more character) is an unknown nonce, and
     /// the 401 does not say `stale=true`: stale is for nonces it issued.
-    @Test func forgedNonceIsUnknownNotStale() throws {
+    @Test(arguments: ["last", "plus", "slash", "longer"])
+    func forgedNonceIsUnknownNotStale(change: String) throws {
         var h = try digest()
         var challenge = try #require(h.send().digestChallenge("SHA-256"))
         let nonce = challenge[parameter: "nonce"]!
-        let forged = String(nonce.dropLast()) + (nonce.last == "A" ? "B" : "A")
+        let forged = switch change {
+        case "last": String(nonce.dropLast()) + (nonce.last == "A" ? "B" : "A")
+        case "plus": "+" + nonce.dropFirst()
+        case "slash": "/" + nonce.dropFirst()
+        default: nonce + "A"
+        }
         challenge.parameters = challenge.parameters.map { $0.name == "nonce" ? AuthParameter(name: "nonce", value: forged, quoted: true) : $0 }
         let answer = h.send(authorization: alice.authorization(for: challenge))
         #expect(answer.verdict == .digestUnknownNonce)

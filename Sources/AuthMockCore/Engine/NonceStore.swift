@@ -46,12 +46,15 @@ struct NonceMinter: Sendable {
     var size: Int { NoncePolicy.minimumSize + padding.utf8.count }
 
     func decode(_ nonce: String) -> Decoded? {
-        guard nonce.utf8.count == size else { return nil }
-        let signed = String(nonce.utf8.prefix(NoncePolicy.minimumSize))!
-        guard padding.isEmpty || nonce.utf8.dropFirst(NoncePolicy.minimumSize).elementsEqual(padding.utf8) else {
-            return nil
+        var nonce = nonce
+        // Over the nonce's bytes in place: every Digest request with credentials comes through here.
+        let bytes = nonce.withUTF8 { text -> [UInt8]? in
+            guard text.count == size else { return nil }
+            let signed = UnsafeBufferPointer(rebasing: text[..<NoncePolicy.minimumSize])
+            guard padding.isEmpty || text[NoncePolicy.minimumSize...].elementsEqual(padding.utf8) else { return nil }
+            return Self.decodeURLSafe(signed)
         }
-        guard let bytes = Self.decodeURLSafe(signed), bytes.count == 29 else { return nil }
+        guard let bytes, bytes.count == 29 else { return nil }
         let payload = Array(bytes[0..<17])
         guard constantTimeEquals(mac(payload).prefix(12), bytes[17...]) else { return nil }
         let millis = payload[0..<8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
@@ -59,13 +62,16 @@ struct NonceMinter: Sendable {
     }
 
     /// base64url without padding, by bytes (Foundation's string replacing cost a third of a Digest request).
-    private static func decodeURLSafe(_ text: String) -> [UInt8]? {
-        var standard = text.utf8.map { byte -> UInt8 in
+    private static func decodeURLSafe(_ text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        var standard: [UInt8] = []
+        standard.reserveCapacity(text.count + 3)
+        for byte in text {
             switch byte {
-            case UInt8(ascii: "-"): UInt8(ascii: "+")
-            case UInt8(ascii: "_"): UInt8(ascii: "/")
-            case UInt8(ascii: "+"), UInt8(ascii: "/"): UInt8(ascii: "!")  // not base64url: stays invalid
-            default: byte
+            case UInt8(ascii: "-"): standard.append(UInt8(ascii: "+"))
+            case UInt8(ascii: "_"): standard.append(UInt8(ascii: "/"))
+            // Not base64url: stays invalid.
+            case UInt8(ascii: "+"), UInt8(ascii: "/"): standard.append(UInt8(ascii: "!"))
+            default: standard.append(byte)
             }
         }
         while standard.count % 4 != 0 { standard.append(UInt8(ascii: "=")) }
