@@ -6,7 +6,7 @@ import Foundation
 
 /// Digest credentials as read from the field: every parameter, and the ones the checks use.
 struct DigestCredentials {
-    var params: [String: AuthParameter]
+    var params: DigestParameters
     /// `username`, or `username*` decoded; with userhash, the hash.
     var claimedUser: String
     var realm: String
@@ -41,7 +41,7 @@ extension Engine {
         -> DigestCredentials
     {
         let params = try digestParameters(field)
-        presented.params = params.mapValues(\.value)
+        presented.params = params.values
         for name in ["realm", "nonce", "uri", "response"] where params[name] == nil {
             throw .badRequest(.digestMalformed, "missing parameter '\(name)'")
         }
@@ -65,7 +65,7 @@ extension Engine {
     }
 
     /// The auth-params of the field, by lower-cased name, each at most once.
-    private static func digestParameters(_ field: String) throws(AuthRefusal) -> [String: AuthParameter] {
+    private static func digestParameters(_ field: String) throws(AuthRefusal) -> DigestParameters {
         let credentials: AuthHeaderValue
         do throws(AuthSyntaxError) {
             credentials = try AuthHeader.parseCredentials(field)
@@ -75,8 +75,8 @@ extension Engine {
         guard credentials.token68 == nil else {
             throw .badRequest(.digestMalformed, "Digest credentials must be a parameter list, not a single token")
         }
-        var params: [String: AuthParameter] = [:]
-        params.reserveCapacity(credentials.parameters.count)
+        var params = DigestParameters()
+        params.entries.reserveCapacity(credentials.parameters.count)
         for parameter in credentials.parameters {
             // Clients send the names in lower case: a new string only for one that is not.
             let name = parameter.name.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") })
@@ -84,13 +84,13 @@ extension Engine {
             guard params[name] == nil else {
                 throw .badRequest(.digestMalformed, "parameter '\(name)' appears more than once")
             }
-            params[name] = parameter
+            params.entries.append((name, parameter))
         }
         return params
     }
 
     /// `username`, or `username*` (RFC 8187) decoded: exactly one of them.
-    private static func digestUsername(_ params: [String: AuthParameter]) throws(AuthRefusal) -> String {
+    private static func digestUsername(_ params: DigestParameters) throws(AuthRefusal) -> String {
         switch (params["username"], params["username*"]) {
         case (.some(let plain), .none):
             return plain.value
@@ -110,7 +110,7 @@ extension Engine {
     }
 
     /// The qop used, if any, with the cnonce and nc it requires.
-    private static func digestQOP(_ params: [String: AuthParameter]) throws(AuthRefusal) -> DigestQOP? {
+    private static func digestQOP(_ params: DigestParameters) throws(AuthRefusal) -> DigestQOP? {
         guard let qopToken = params["qop"]?.value else { return nil }
         guard let qop = DigestQOP(rawValue: qopToken.lowercased()) else {
             throw .badRequest(.digestMalformed, "qop '\(qopToken)' is neither auth nor auth-int")
@@ -161,5 +161,25 @@ extension UInt8 {
     var isHexDigit: Bool {
         (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(self)
             || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(self)
+    }
+}
+
+/// A Digest field's auth-params by lower-cased name, each at most once, in the field's order. Searched in
+/// order: a field has about ten, and hashing every name into a dictionary and every lookup out of it cost
+/// more than the search (10k instructions a request).
+struct DigestParameters: Sequence {
+    var entries: [(name: String, parameter: AuthParameter)] = []
+
+    subscript(name: String) -> AuthParameter? {
+        entries.first { $0.name == name }?.parameter
+    }
+
+    /// Each parameter's value by name, as the journal's credentials record them.
+    var values: [String: String] {
+        Dictionary(entries.lazy.map { ($0.name, $0.parameter.value) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    func makeIterator() -> IndexingIterator<[(name: String, parameter: AuthParameter)]> {
+        entries.makeIterator()
     }
 }
