@@ -31,6 +31,16 @@ struct PrimitiveTests {
         #expect(function.hash(Array("abc".utf8)).count == function.size)
     }
 
+    /// Hashing parts joined by a separator, part by part, is hashing the joined text, for every function
+    /// (empty parts, one part, non-ASCII, and a join longer than a block).
+    @Test(arguments: HashFunction.allCases)
+    func hashJoiningIsHashOfTheJoinedText(function: HashFunction) {
+        for parts in [[], [""], ["", ""], ["GET", "/"], ["zoë", "", "✓"], Array(repeating: "0123456789abcdef", count: 13)] {
+            let joined = parts.joined(separator: ":")
+            #expect(function.hash(joining: parts, separator: UInt8(ascii: ":")) == function.hash(Array(joined.utf8)), "\(parts)")
+        }
+    }
+
     /// RFC 2202 §2 test case 2 (HMAC-MD5) and RFC 4231 §4.3 (HMAC-SHA-256): key "Jefe". A key set once gives
     /// the same MAC every time: each MAC starts from a copy of the keyed state.
     @Test(arguments: [

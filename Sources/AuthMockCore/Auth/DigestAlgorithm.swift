@@ -37,6 +37,17 @@ public enum DigestAlgorithm: String, Sendable, CaseIterable, Codable {
 
     /// `H(text)`: the UTF-8 of a native string is hashed in place, not copied into an array first.
     public func hash(_ text: String) -> String { hash(text.utf8) }
+
+    /// `H(parts joined by ":")`, without joining them (see ``HashFunction/hash(joining:separator:)``).
+    func hash(joining parts: [String]) -> String {
+        let function: HashFunction =
+            switch self {
+            case .md5, .md5Sess: .md5
+            case .sha256, .sha256Sess: .sha256
+            case .sha512_256, .sha512_256Sess: .sha512_256
+            }
+        return function.hash(joining: parts, separator: UInt8(ascii: ":")).hexString
+    }
 }
 
 /// The quality-of-protection values of RFC 7616 §3.3.
@@ -101,17 +112,17 @@ public struct DigestInputs: Sendable {
     /// `H(A2)`; `auth-int` covers the hash of the body.
     public var ha2: String {
         if qop == .authInt {
-            return algorithm.hash("\(method):\(uri):\(algorithm.hash(body))")
+            return algorithm.hash(joining: [method, uri, algorithm.hash(body)])
         }
-        return algorithm.hash("\(method):\(uri)")
+        return algorithm.hash(joining: [method, uri])
     }
 
     /// The `response` value the client must send.
     public var response: String {
         if let qop {
-            return algorithm.hash("\(ha1):\(nonce):\(nc):\(cnonce):\(qop.rawValue):\(ha2)")
+            return algorithm.hash(joining: [ha1, nonce, nc, cnonce, qop.rawValue, ha2])
         }
-        return algorithm.hash("\(ha1):\(nonce):\(ha2)")
+        return algorithm.hash(joining: [ha1, nonce, ha2])
     }
 }
 
