@@ -110,8 +110,9 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // ci/bench profile's floor: a SwiftNIO HTTP/1.1 server that only answers 200, through the NIO handlers
-        // authmock's pipeline shares with it, so that callgrind can tell NIO's cost per request from authmock's.
+        // ci/bench profile's floor: a SwiftNIO server (HTTP/1.1, or HTTP/2 over TLS) that only answers 200, through
+        // the NIO handlers authmock's pipeline shares with it, so that callgrind can tell NIO's cost per request
+        // from authmock's.
         // Not a product: nothing else depends on it.
         .executableTarget(
             name: "authmock-nio-floor",
@@ -119,6 +120,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             path: "Benchmarks/NIOFloor",
             swiftSettings: swiftSettings

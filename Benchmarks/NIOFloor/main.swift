@@ -1,18 +1,24 @@
-// The floor under authmock's cost per request: a SwiftNIO HTTP/1.1 server that does nothing but answer
-// every request with the 200 authmock sends a Basic user (the same status line, fields and 14-byte
-// body), through the handlers authmock's plain HTTP/1.1 pipeline shares with it — NIO's response
-// encoder, request decoder, pipelining handler and response-headers validator — on one event loop.
-// No engine, no journal, no guard, no back-pressure handler. `ci/bench profile` runs it under callgrind
-// beside authmock: the difference is what authmock itself costs, and this figure is what it cannot go below
-// while it speaks HTTP through NIOHTTP1.
+// The floor under authmock's cost per request: a SwiftNIO server that does nothing but answer every
+// request with the 200 authmock sends a Basic user (the same status line, fields and 14-byte body),
+// through the handlers authmock's pipeline shares with it, on one event loop. No engine, no journal, no
+// guard, no back-pressure handler. `ci/bench profile` runs it under callgrind beside authmock: the
+// difference is what authmock itself costs, and this figure is what it cannot go below while it speaks
+// HTTP through NIO.
 //
-//   authmock-nio-floor --ready-file PATH   # listens on 127.0.0.1, a free port; writes {"url": …} to PATH
+//   authmock-nio-floor --ready-file PATH
+//       HTTP/1.1 on 127.0.0.1, a free port: NIO's response encoder, request decoder, pipelining handler
+//       and response-headers validator (configureHTTPServerPipeline), as authmock's plain listener.
+//   authmock-nio-floor --ready-file PATH --h2 CHAIN.pem KEY.pem
+//       HTTP/2 over TLS (ALPN h2) with that certificate: NIOSSL, NIOHTTP2's server pipeline and a child
+//       channel per stream with NIO's HTTP/1 translation, as authmock's HTTPS listener with `http2: offer`.
 //
-// SIGTERM or SIGINT shuts it down cleanly (so that callgrind writes its profile).
+// Writes {"url": …} to PATH. SIGTERM or SIGINT shuts it down cleanly (so that callgrind writes its profile).
 import Dispatch
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import NIOPosix
+import NIOSSL
 
 #if canImport(Glibc)
 import Glibc
@@ -66,12 +72,35 @@ final class AnswerOK: ChannelInboundHandler, RemovableChannelHandler {
 }
 
 var readyFile: String?
+var tls: NIOSSLContext?
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     if argument == "--ready-file", let path = arguments.popFirst() {
         readyFile = path
+    } else if argument == "--h2", let chain = arguments.popFirst(), let key = arguments.popFirst() {
+        var configuration = TLSConfiguration.makeServerConfiguration(
+            certificateChain: try NIOSSLCertificate.fromPEMFile(chain).map { .certificate($0) },
+            privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem))
+        )
+        configuration.applicationProtocols = ["h2"]
+        tls = try NIOSSLContext(configuration: configuration)
     } else {
-        FileHandleless.fail("usage: authmock-nio-floor --ready-file PATH")
+        FileHandleless.fail("usage: authmock-nio-floor --ready-file PATH [--h2 CHAIN.pem KEY.pem]")
+    }
+}
+
+/// HTTP/2 behind TLS: each stream a child channel translated to HTTP/1 parts for the same handler.
+func configureH2(_ channel: any Channel, tls: NIOSSLContext) throws {
+    let sync = channel.pipeline.syncOperations
+    try sync.addHandler(NIOSSLServerHandler(context: tls))
+    var connection = NIOHTTP2Handler.ConnectionConfiguration()
+    connection.initialSettings = [HTTP2Setting(parameter: .maxConcurrentStreams, value: 100)]  // authmock's
+    _ = try sync.configureHTTP2Pipeline(
+        mode: .server, connectionConfiguration: connection, streamConfiguration: .init()
+    ) { stream in
+        stream.eventLoop.makeCompletedFuture {
+            try stream.pipeline.syncOperations.addHandlers([HTTP2FramePayloadToHTTP1ServerCodec(), AnswerOK()])
+        }
     }
 }
 
@@ -80,17 +109,22 @@ let channel = try ServerBootstrap(group: group)
     .serverChannelOption(.backlog, value: 256)
     .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
     .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-    .childChannelInitializer { channel in
+    .childChannelInitializer { [tls] channel in
         channel.eventLoop.makeCompletedFuture {
-            try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: false)
-            try channel.pipeline.syncOperations.addHandler(AnswerOK())
+            if let tls {
+                try configureH2(channel, tls: tls)
+            } else {
+                try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: false)
+                try channel.pipeline.syncOperations.addHandler(AnswerOK())
+            }
         }
     }
     .bind(host: "127.0.0.1", port: 0)
     .wait()
 
 let port = channel.localAddress?.port ?? 0
-let ready = "{\"url\": \"http://127.0.0.1:\(port)/\", \"port\": \(port)}\n"
+let scheme = tls == nil ? "http" : "https"
+let ready = "{\"url\": \"\(scheme)://127.0.0.1:\(port)/\", \"port\": \(port)}\n"
 if let readyFile {
     FileHandleless.save(ready, to: readyFile)
 } else {

@@ -2,8 +2,8 @@
 # profile (not in "all"): valgrind callgrind on the release binary under PROFILE_REQUESTS Basic 200s,
 # Basic 401s, Digest SHA-256 200s (HTTP/1.1) and Basic 200s over HTTP/2; prints the hot spots in
 # AuthMockCore/AuthMockServer and a table of instructions per request, with nginx auth_basic (HTTP/1.1 and
-# http2) for scale and the floor under them all: a bare SwiftNIO HTTP/1.1 server answering the same 200
-# (Benchmarks/NIOFloor). `perf record -g` too when perf works here.
+# http2) for scale and the floors under them: a bare SwiftNIO server answering the same 200 over HTTP/1.1,
+# and over HTTP/2 with TLS (Benchmarks/NIOFloor). `perf record -g` too when perf works here.
 # shellcheck disable=SC2154  # work, BIN, BENCH_D, PROFILE_REQUESTS, DURATION, URL_perf, PID_perf come from ci/bench, lib.sh, servers.sh
 
 need_profile() { need valgrind valgrind; need ab apache2-utils; need wrk wrk; need objcopy binutils; need gcc gcc; need nginx nginx-light; need h2load nghttp2-client; }
@@ -145,8 +145,8 @@ section_profile() {
     # without debug information; the symbol table still names every function.
     PROFILE_BIN=$work/authmock-nodebug
     objcopy --strip-debug "$BIN" "$PROFILE_BIN"
-    # The floor: SwiftNIO's HTTP/1.1 server handlers answering the same 200 and doing nothing else
-    # (Benchmarks/NIOFloor), built like the binary under test.
+    # The floor: SwiftNIO's HTTP/1.1 server handlers (or NIOSSL and NIOHTTP2's) answering the same 200 and
+    # doing nothing else (Benchmarks/NIOFloor), built like the binary under test.
     local floor=$work/nio-floor-nodebug
     say "building the NIO floor (swift build -c release --static-swift-stdlib --product authmock-nio-floor)…"
     swift build -c release --static-swift-stdlib --product authmock-nio-floor >&2
@@ -160,6 +160,7 @@ section_profile() {
     profile_one h2-basic-200 "$work/scen/h2-basic.yaml" "$BASIC_ALICE" h2load --certs-dir "$work/h2certs"
     chmod -R a+rX "$work/h2certs"
     profile_program nio-floor-200 "" ab "$floor"
+    profile_program nio-floor-h2-200 "" h2load "$floor" --h2 "$work/h2certs/chain.pem" "$work/h2certs/key.pem"
     local port; port=$(free_port)
     profile_nginx nginx-basic-200 ab "http://127.0.0.1:$port/index.html" "$(nginx_basic_server "$port")"
     port=$(free_port)
@@ -178,6 +179,7 @@ section_profile() {
     profile_row "Basic 401, HTTP/1.1 keep-alive" basic-401 "NIOHTTP1 server answering 200 (floor)" nio-floor-200
     profile_row "Digest SHA-256 200, HTTP/1.1 keep-alive" digest-sha256-200 "NIOHTTP1 server answering 200 (floor)" nio-floor-200
     profile_row "Basic 200 over HTTP/2 (TLS 1.3, 4 connections × 32 streams)" h2-basic-200 "nginx auth_basic, http2" nginx-h2-basic-200
+    profile_row "Basic 200 over HTTP/2, against the bare SwiftNIO floor" h2-basic-200 "NIOSSL + NIOHTTP2 server answering 200 (floor, --h2)" nio-floor-h2-200
     command_note "callgrind loads" "ab -q -k -n $PROFILE_REQUESTS -c 4 (HTTP/1.1); h2load -n $PROFILE_REQUESTS -c 4 -m 32 (HTTP/2), each after as many unmeasured requests"
     profile_perf
 }
