@@ -34,16 +34,7 @@ section_h2() {
     start_authmock h2 "$work/scen/h2-basic.yaml" --certs-dir "$work/h2certs"
     chmod -R a+rX "$work/h2certs"
     local port; port=$(free_port)
-    start_nginx nginx_h2 "server {
-        listen 127.0.0.1:$port ssl http2;
-        ssl_certificate $work/h2certs/chain.pem;
-        ssl_certificate_key $work/h2certs/key.pem;
-        root $work/www;
-        location / {
-            auth_basic \"authmock bench\";
-            auth_basic_user_file $work/scen/users.htpasswd;
-        }
-    }"
+    start_nginx nginx_h2 "$(nginx_h2_server "$port")"
     local aport aurl nurl="https://127.0.0.1:$port/index.html"
     aport=$(py field "$work/h2.ready" port)
     aurl="https://127.0.0.1:$aport/"

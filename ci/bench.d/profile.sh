@@ -164,16 +164,7 @@ section_profile() {
     local port; port=$(free_port)
     profile_nginx nginx-basic-200 ab "http://127.0.0.1:$port/index.html" "$(nginx_basic_server "$port")"
     port=$(free_port)
-    profile_nginx nginx-h2-basic-200 h2load "https://127.0.0.1:$port/index.html" "server {
-        listen 127.0.0.1:$port ssl http2;
-        ssl_certificate $work/h2certs/chain.pem;
-        ssl_certificate_key $work/h2certs/key.pem;
-        root $work/www;
-        location / {
-            auth_basic \"authmock bench\";
-            auth_basic_user_file $work/scen/users.htpasswd;
-        }
-    }"
+    profile_nginx nginx-h2-basic-200 h2load "https://127.0.0.1:$port/index.html" "$(nginx_h2_server "$port")"
     profile_row "Basic 200 ({SHA}), HTTP/1.1 keep-alive" basic-200 "nginx auth_basic" nginx-basic-200
     profile_row "Basic 200, against the bare SwiftNIO floor" basic-200 "NIOHTTP1 server answering 200 (Benchmarks/NIOFloor)" nio-floor-200
     profile_row "Basic 401, HTTP/1.1 keep-alive" basic-401 "NIOHTTP1 server answering 200 (floor)" nio-floor-200

@@ -71,6 +71,23 @@ start_nginx() {
     printf -v "PID_$name" '%s' "$pid"
 }
 
+# nginx_h2_server PORT: auth_basic over http2 (TLS, Debian 12's nginx 1.22 predates `http2 on`) with the
+# certificate and key authmock wrote to $work/h2certs (--certs-dir), the same users.htpasswd.
+nginx_h2_server() {
+    cat <<CONF
+server {
+        listen 127.0.0.1:$1 ssl http2;
+        ssl_certificate $work/h2certs/chain.pem;
+        ssl_certificate_key $work/h2certs/key.pem;
+        root $work/www;
+        location / {
+            auth_basic "authmock bench";
+            auth_basic_user_file $work/scen/users.htpasswd;
+        }
+    }
+CONF
+}
+
 # The nginx auth_basic server: the same users.htpasswd, a file of the same 14 bytes, /public.html open.
 nginx_basic_server() {
     cat <<CONF

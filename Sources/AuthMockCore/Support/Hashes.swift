@@ -46,7 +46,7 @@ enum HashFunction: Int, Sendable, CaseIterable {
     /// The hash of `parts` joined by `separator`, without joining them: each part's UTF-8 is hashed in place.
     /// (Digest's `H(HA1:nonce:nc:cnonce:qop:HA2)` built its 200-byte string append by append first.)
     func hash(joining parts: [String], separator: UInt8) -> [UInt8] {
-        func each(_ update: (UnsafeRawPointer?, Int) -> Void) {
+        digest { update in
             var separator = separator
             for (index, part) in parts.enumerated() {
                 if index > 0 { update(&separator, 1) }
@@ -54,64 +54,45 @@ enum HashFunction: Int, Sendable, CaseIterable {
                 part.withUTF8 { update($0.baseAddress, $0.count) }
             }
         }
-        return [UInt8](unsafeUninitializedCapacity: size) { digest, initialized in
+    }
+
+    private func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        digest { update in update(bytes.baseAddress, bytes.count) }
+    }
+
+    /// The digest of what `feed` hands its `update`, in order.
+    ///
+    /// MD5, SHA-1 and SHA-256 hash on a context on the stack through their low-level functions, which cannot
+    /// fail; EVP allocates one and dispatches through the provider on every call. (Not the one-shot
+    /// SHA256(): OpenSSL 3 implements it as EVP_Q_digest, which fetches the algorithm by name each time.)
+    /// SHA-512/256 has no low-level function: EVP, with the algorithm fetched once.
+    private func digest(_ feed: ((UnsafeRawPointer?, Int) -> Void) -> Void) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: size) { digest, initialized in
             switch self {
             case .md5:
                 var context = MD5_CTX()
                 MD5_Init(&context)
-                each { MD5_Update(&context, $0, $1) }
+                feed { MD5_Update(&context, $0, $1) }
                 MD5_Final(digest.baseAddress, &context)
             case .sha1:
                 var context = SHA_CTX()
                 SHA1_Init(&context)
-                each { SHA1_Update(&context, $0, $1) }
+                feed { SHA1_Update(&context, $0, $1) }
                 SHA1_Final(digest.baseAddress, &context)
             case .sha256:
                 var context = SHA256_CTX()
                 SHA256_Init(&context)
-                each { SHA256_Update(&context, $0, $1) }
+                feed { SHA256_Update(&context, $0, $1) }
                 SHA256_Final(digest.baseAddress, &context)
             case .sha512_256:
                 let context = EVP_MD_CTX_new()
                 defer { EVP_MD_CTX_free(context) }
                 var length: UInt32 = 0
                 var done = EVP_DigestInit_ex(context, algorithm, nil) == 1
-                each { done = done && EVP_DigestUpdate(context, $0, $1) == 1 }
+                feed { done = done && EVP_DigestUpdate(context, $0, $1) == 1 }
                 done = done && EVP_DigestFinal_ex(context, digest.baseAddress, &length) == 1
                 // Fails only without memory: no answer could be right then.
                 precondition(done && Int(length) == size, "libcrypto's \(name) failed")
-            }
-            initialized = size
-        }
-    }
-
-    private func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: size) { digest, initialized in
-            // MD5, SHA-1 and SHA-256 hash on a context on the stack through their low-level functions; EVP
-            // allocates one and dispatches through the provider on every call. (Not the one-shot SHA256():
-            // OpenSSL 3 implements it as EVP_Q_digest, which fetches the algorithm by name each time.)
-            // They cannot fail.
-            switch self {
-            case .md5:
-                var context = MD5_CTX()
-                MD5_Init(&context)
-                MD5_Update(&context, bytes.baseAddress, bytes.count)
-                MD5_Final(digest.baseAddress, &context)
-            case .sha1:
-                var context = SHA_CTX()
-                SHA1_Init(&context)
-                SHA1_Update(&context, bytes.baseAddress, bytes.count)
-                SHA1_Final(digest.baseAddress, &context)
-            case .sha256:
-                var context = SHA256_CTX()
-                SHA256_Init(&context)
-                SHA256_Update(&context, bytes.baseAddress, bytes.count)
-                SHA256_Final(digest.baseAddress, &context)
-            case .sha512_256:
-                var length: UInt32 = 0
-                let done = EVP_Digest(bytes.baseAddress, bytes.count, digest.baseAddress, &length, algorithm, nil)
-                // Fails only without memory: no answer could be right then.
-                precondition(done == 1 && Int(length) == size, "libcrypto's \(name) failed")
             }
             initialized = size
         }
