@@ -181,6 +181,22 @@ struct ScenarioLoaderTests {
         #expect(found.count == 3)
     }
 
+    /// The fields the server frames its answers with are refused in a resource's `headers`, whatever their case.
+    @Test func framingHeadersAreTheServers() {
+        let found = diagnostics("""
+            version: 1
+            name: x
+            resources:
+              - path: /
+                protected: false
+                headers: {content-length: "3", Transfer-Encoding: chunked, CONNECTION: close, X-Ok: fine}
+            """)
+        for name in ["content-length", "Transfer-Encoding", "CONNECTION"] {
+            #expect(found.contains { $0.contains("header '\(name)' is set by the server itself — leave it out") })
+        }
+        #expect(found.count == 3)
+    }
+
     /// The tls section loads as written; an unknown identity (with a suggestion), key type or client-certificate
     /// mode, and a misspelt key of `rotate`, are each reported at their position.
     @Test func tlsSection() throws {

@@ -9,6 +9,12 @@ public struct HeaderField: Sendable, Hashable, Codable {
     }
 }
 
+extension HeaderField {
+    /// The fields the server frames a response with itself (lower case): a scenario may not set them, and the
+    /// shell replaces any an answer carries.
+    package static let framingNames = ["content-length", "transfer-encoding", "connection"]
+}
+
 extension Array where Element == HeaderField {
     /// All values of a field, case-insensitively by name, in order.
     public func values(_ name: String) -> [String] {

@@ -257,7 +257,7 @@ extension ScenarioReader {
                 report(keyNode, "header name '\(name)' is not an HTTP token", hint: "use letters, digits and -")
                 continue
             }
-            if ["content-length", "transfer-encoding", "connection"].contains(name.lowercased()) {
+            if HeaderField.framingNames.contains(name.lowercased()) {
                 report(keyNode, "header '\(name)' is set by the server itself", hint: "leave it out")
                 continue
             }

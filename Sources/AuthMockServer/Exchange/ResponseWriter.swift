@@ -125,9 +125,6 @@ struct ResponseWriter {
         )
     }
 
-    /// The fields ``head(of:answering:keepAlive:)`` sets, replacing any the engine's answer carries.
-    private static let framingFields = ["Content-Length", "Transfer-Encoding", "Connection"]
-
     /// The status line and fields: the engine's, plus the framing and connection fields HTTP/1.x needs.
     static func head(of response: Response, answering request: HTTPRequestHead, keepAlive: Bool)
         -> HTTPResponseHead
@@ -136,7 +133,7 @@ struct ResponseWriter {
         // The engine's fields seldom name a framing field: then adding one is replacing it, without
         // NIO's case-insensitive scan of every field for each (two of them cost 2.4k instructions a request).
         let framed = response.headers.contains { field in
-            framingFields.contains { field.name.equalsIgnoringASCIICase($0) }
+            HeaderField.framingNames.contains { field.name.equalsIgnoringASCIICase($0) }
         }
         func set(_ name: String, _ value: String) {
             if framed { headers.replaceOrAdd(name: name, value: value) } else { headers.add(name: name, value: value) }
