@@ -14,16 +14,15 @@ extension JournalEntry {
         credentials: PresentedCredentials? = nil, challenges: [String]? = nil
     ) {
         let body = request?.body ?? []
-        self.init(
+        // The request's header fields as they came, marked when read (see ``RecordedHeaders``).
+        self.init(fields: Fields(
             seq: 0, time: time, connection: connection.id, exchange: connection.exchange, remote: connection.remote,
             method: request?.method, target: request?.target, version: request?.version,
-            headers: [], bodyBytes: body.count, credentials: credentials,
+            headers: RecordedHeaders(request: request?.headers ?? []), bodyBytes: body.count,
+            bodySHA256: body.isEmpty ? nil : HashFunction.sha256.hash(body).hexString, credentials: credentials,
             verdict: verdict, detail: detail, status: status, challenges: challenges, tls: connection.tls,
-            bodySHA256: body.isEmpty ? nil : HashFunction.sha256.hash(body).hexString
-        )
-        keepHeaders(of: request?.headers ?? [])
-        httpProtocol = connection.httpProtocol.rawValue
-        stream = connection.stream
+            httpProtocol: connection.httpProtocol.rawValue, stream: connection.stream
+        ))
     }
 
     /// A connection rather than a request (a TLS handshake, a refused connection): status 0, nothing was

@@ -243,9 +243,9 @@ public struct JournalEntry: Sendable, Equatable, Codable {
         return String(decoding: data, as: UTF8.self)
     }
 
-    /// Records a request's header fields as they are, shared with the request (see ``RecordedHeaders``).
-    mutating func keepHeaders(of fields: [HeaderField]) {
-        update { $0.headers = RecordedHeaders(request: fields) }
+    /// An entry of these fields (the kinds of entries in JournalEntry+Building are built whole, at once).
+    init(fields: Fields) {
+        box = Box(fields)
     }
 
     /// Changes the fields in place, in a box of this entry's own: copied first when another entry shares it.
