@@ -59,7 +59,7 @@ struct ScenarioLoaderTests {
               - scheme: Digest
                 algoritm: SHA-256
             """)
-        #expect(found.contains("bad.yaml:5:5: unknown key 'pasword' in a user — did you mean 'password'? (expected keys: name, password, domain)"))
+        #expect(found.contains("bad.yaml:5:5: unknown key 'pasword' in a user — did you mean 'password'? (expected keys: name, password, domain, token, scope)"))
         #expect(found.contains("bad.yaml:4:5: a user has no 'password' — add `password: …`"))
         #expect(found.contains { $0.hasPrefix("bad.yaml:8:5: unknown key 'algoritm' in a challenge — did you mean 'algorithm'?") })
     }

@@ -10,6 +10,7 @@ public enum AuthScheme: String, Sendable, Hashable, CaseIterable, Codable {
     case digest = "Digest"
     case ntlm = "NTLM"
     case negotiate = "Negotiate"
+    case bearer = "Bearer"
 
     /// The scheme a token names, compared as HTTP compares auth-schemes (ASCII case-insensitively,
     /// RFC 9110 §11.1); nil for a scheme authmock does not play.
@@ -20,14 +21,14 @@ public enum AuthScheme: String, Sendable, Hashable, CaseIterable, Codable {
         self = scheme
     }
 
-    /// The token as the RFCs spell it: `Basic`, `Digest`, `NTLM`, `Negotiate`.
+    /// The token as the RFCs spell it: `Basic`, `Digest`, `NTLM`, `Negotiate`, `Bearer`.
     public var token: String { rawValue }
 
     /// Whether it authenticates the TCP connection (NTLM's three messages, Negotiate wrapping NTLM)
     /// rather than each request: HTTP/2 cannot carry it, and the connection keeps the user.
     public var isConnectionBound: Bool {
         switch self {
-        case .basic, .digest: false
+        case .basic, .digest, .bearer: false
         case .ntlm, .negotiate: true
         }
     }
@@ -40,6 +41,7 @@ extension AuthScheme {
         case .basic: BasicChallenge.self
         case .digest: DigestChallenge.self
         case .ntlm, .negotiate: NTLMChallenge.self
+        case .bearer: BearerChallenge.self
         }
     }
 }

@@ -31,7 +31,7 @@ extension Engine {
     static func fixedChallenges(of scenario: Scenario) -> [String?] {
         scenario.challenges.map { challenge -> String? in
             switch challenge {
-            case .basic, .digest, .ntlm, .negotiate:
+            case .basic, .digest, .ntlm, .negotiate, .bearer:
                 return challenge.options!.fixedChallenge(challenge.authScheme!, realm: scenario.realm)
             case .custom(let raw): return raw
             case .raw(let raw): return raw.value
@@ -59,13 +59,16 @@ extension Engine {
     var challengeHeader: String { challengeStatus == 401 ? "WWW-Authenticate" : hop.challengeHeader }
 
     /// A 401 with a fresh set of the challenges the resource offers (fresh nonces for every Digest challenge).
+    /// `bearerError` goes in the Bearer challenge (RFC 6750 §3: `error="invalid_token"`).
     mutating func challenge(
         _ verdict: Verdict, _ detail: String, stale: Bool, for resource: Resource, now: Date,
-        random: inout some RandomNumberGenerator
+        random: inout some RandomNumberGenerator, bearerError: BearerError? = nil
     ) -> Decision {
         var headers = [HeaderField("Content-Type", scenario.unauthorized.contentType)]
         if scenario.unauthorized.sendChallenge {
-            let values = renderChallenges(for: resource, stale: stale, now: now, random: &random)
+            let values = renderChallenges(
+                for: resource, stale: stale, now: now, random: &random, bearerError: bearerError
+            )
             switch scenario.challengeStyle {
             case .separateFields: headers += values.map { HeaderField(challengeHeader, $0) }
             case .singleField: headers.append(HeaderField(challengeHeader, values.joined(separator: ", ")))
@@ -81,10 +84,14 @@ extension Engine {
 
     /// One value per header field: a raw challenge's value as many times as it asks for fields.
     mutating func renderChallenges(
-        for resource: Resource, stale: Bool, now: Date, random: inout some RandomNumberGenerator
+        for resource: Resource, stale: Bool, now: Date, random: inout some RandomNumberGenerator,
+        bearerError: BearerError? = nil
     ) -> [String] {
         scenario.challenges.enumerated().flatMap { index, challenge -> [String] in
             guard resource.offers(challenge) else { return [] }
+            if case .bearer(let bearer) = challenge, bearerError != nil || fixedChallenges[index] == nil {
+                return [renderBearerChallenge(bearer, error: bearerError)]
+            }
             if let fixed = fixedChallenges[index] {
                 if case .raw(let raw) = challenge { return Array(repeating: fixed, count: raw.fields) }
                 return [fixed]
@@ -99,8 +106,8 @@ extension Engine {
         switch challenge {
         case .digest(let digest):
             return renderDigestChallenge(digest, index: index, stale: stale, now: now, random: &random)
-        case .basic, .ntlm, .negotiate, .custom, .raw:
-            preconditionFailure("rendered once, in init")
+        case .basic, .ntlm, .negotiate, .bearer, .custom, .raw:
+            preconditionFailure("rendered once, in init, or by renderChallenges")
         }
     }
 

@@ -24,10 +24,13 @@ extension Engine {
         case badRequest(Verdict, String)
         /// The credentials field is not a list of auth-params at all (Digest): a 400 saying so.
         case unparseable(String)
+        /// A Bearer token refused with an RFC 6750 §3.1 error: 400, 401 or 403 with the error in the challenge.
+        case bearerRefused(BearerError, Verdict, String)
     }
 
     /// Which resource, whether it needs credentials, and what the credentials field (one at most) proves.
     mutating func decide(_ request: Request, now: Date, random: inout some RandomNumberGenerator) -> Decision {
+        if let served = serveOAuth(request, now: now, random: &random) { return served }
         guard let resource = scenario.resource(forPath: request.resourcePath) else {
             return Decision(
                 response: Self.plain(status: 404, "404 Not Found\n"), verdict: .notFound,
@@ -47,6 +50,9 @@ extension Engine {
                 response: grant(resource, user: user), verdict: .ntlmConnectionAuthenticated,
                 detail: "the connection was authenticated by NTLM as \(user)", authenticatedUser: user
             )
+        }
+        if let decision = bearerOutsideHeader(request, resource: resource, fields: fields, now: now, random: &random) {
+            return decision
         }
         guard let field = fields.first else {
             return challenge(
@@ -140,7 +146,46 @@ extension Engine {
                 response: Self.plain(status: 400, "400 Bad Request: malformed Authorization header: \(reason)\n"),
                 verdict: .malformedAuthorization, detail: reason, credentials: presented
             )
+        case .bearerRefused(let error, let verdict, let detail):
+            guard case .invalidToken = error else {
+                // 400 and 403 carry the Bearer challenge alone, with the error (RFC 6750 §3.1).
+                let bearer = schemeOptions[.bearer] as? BearerChallenge ?? BearerChallenge()
+                let status = error.status
+                var response = Self.plain(status: status, "\(status) \(Self.reason(status)): \(detail)\n")
+                response.headers.append(HeaderField(challengeHeader, renderBearerChallenge(bearer, error: error)))
+                return Decision(response: response, verdict: verdict, detail: detail, credentials: presented)
+            }
+            var decision = challenge(
+                verdict, detail, stale: false, for: resource, now: now, random: &random, bearerError: error
+            )
+            decision.credentials = presented
+            return decision
         }
+    }
+
+    /// A Bearer token in the query or a form body (RFC 6750 §2.2, §2.3) when the credentials header has none;
+    /// a 400 when the token came by more than one method (§2). nil when neither applies.
+    private mutating func bearerOutsideHeader(
+        _ request: Request, resource: Resource, fields: [String], now: Date, random: inout some RandomNumberGenerator
+    ) -> Decision? {
+        guard schemeOptions[.bearer] != nil, resource.offers(AuthScheme.bearer.token) else { return nil }
+        let outside = Self.bearerTokensOutsideHeader(request)
+        guard !outside.isEmpty else { return nil }
+        let inHeader = fields.contains { AuthScheme(token: Self.schemeAndToken($0).scheme) == .bearer }
+        guard fields.isEmpty || inHeader else { return nil }
+        var presented = PresentedCredentials(header: outside[0].location.field(hop), scheme: AuthScheme.bearer.token)
+        if outside.count + (inHeader ? 1 : 0) > 1 {
+            let ways = (inHeader ? ["header"] : []) + outside.map(\.location.rawValue)
+            let outcome = AuthOutcome.bearerRefused(
+                .invalidRequest("The access token was sent by more than one method"), .bearerMultipleMethods,
+                "the token came in \(ways.joined(separator: " and ")); RFC 6750 §2 allows one method per request"
+            )
+            return decision(for: outcome, resource: resource, presented: presented, now: now, random: &random)
+        }
+        let outcome = verifyBearer(
+            Substring(outside[0].token), from: outside[0].location, request: request, now: now, presented: &presented
+        )
+        return decision(for: outcome, resource: resource, presented: presented, now: now, random: &random)
     }
 
     /// NTLM and Negotiate authenticate a connection, which HTTP/2 multiplexes: on an HTTP/2 stream, unless the

@@ -25,6 +25,9 @@ extension Engine {
             challenges: challenges.isEmpty ? nil : Self.journaled(challenges)
         )
         entry.leaks = Self.leaks(in: request, hop: hop, foreignUsers: foreignUsers)
+        if verdict == .bearerRefreshToken {
+            entry.leaks = (entry.leaks ?? []) + ["a refresh token was sent to the resource server"]
+        }
         entry.fault = response.fault?.journalText(over: request.connection.httpProtocol)
         entry.reset = response.streamReset?.rawValue
         entry.hostile = response.hostile

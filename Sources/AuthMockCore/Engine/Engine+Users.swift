@@ -98,6 +98,19 @@ extension Engine {
     mutating func change(
         _ name: String, _ action: TimelineStep.Action, reason: String, now: Date, journal: inout JournalLog
     ) -> JournalEntry? {
+        // Tokens belong to users and to OAuth clients (client credentials).
+        if action == .expireTokens {
+            guard scenarioState.users.contains(where: { $0.user.name == name })
+                || scenario.oauth?.clients.contains(where: { $0.id == name }) == true
+            else { return nil }
+            let count = scenarioState.tokens.expireTokens(of: name)
+            let staticToo = staticTokens.values.contains(name) ? ", and the static one" : ""
+            let what = "\(name)'s access tokens expired (\(count) issued\(staticToo))"
+            return append(
+                JournalEntry(userChange: name, time: now, verdict: .userTokensExpired, detail: "\(what) (\(reason))"),
+                to: &journal
+            )
+        }
         guard let index = scenarioState.users.firstIndex(where: { $0.user.name == name }) else { return nil }
         let verdict: Verdict
         let what: String
@@ -126,6 +139,8 @@ extension Engine {
             scenarioState.users[index].removed = true
             verdict = .userRemoved
             what = "\(name) was removed"
+        case .expireTokens:
+            preconditionFailure("handled above")
         }
         return append(
             JournalEntry(userChange: name, time: now, verdict: verdict, detail: "\(what) (\(reason))"), to: &journal

@@ -60,6 +60,8 @@ public struct Engine: Sendable {
     let hasCryptHashes: Bool
     /// The cookies the scenario's resources set, which the journal looks for in `Cookie` (`cookies`).
     let serverCookies: [SetCookie]
+    /// The users' static Bearer tokens, by digest (``TokenStore/key(_:)``), to the user's name.
+    let staticTokens: [TokenStore.Key: String]
 
     /// What changes while the scenario is served, for every connection alike: users, nonces, timeline.
     var scenarioState: ScenarioState
@@ -100,6 +102,7 @@ public struct Engine: Sendable {
         self.hostileChallenges = Self.hostileChallenges(of: scenario)
         self.hasCryptHashes = scenario.users.contains { if case .crypt? = $0.stored { true } else { false } }
         self.serverCookies = scenario.setCookies
+        self.staticTokens = Self.staticTokens(of: scenario)
         self.scenarioState = ScenarioState(
             nonces: NonceStore(capacity: scenario.nonce.remember), users: scenario.users.map { UserRecord(user: $0) }
         )
@@ -140,6 +143,7 @@ public struct Engine: Sendable {
     /// `before-body: continue`, which has the client send its body first.
     public func challengesBeforeBody(_ request: Request) -> Bool {
         guard scenario.unauthorized.beforeBody != .sendContinue, !ControlPlane.isControl(request.path),
+            request.resourcePath != scenario.oauth?.tokenPath,
             let resource = scenario.resource(forPath: request.resourcePath), resource.protected
         else {
             return false

@@ -5,7 +5,8 @@ import Foundation
 #endif
 
 /// What changes while a scenario is served and is shared by every connection: users, nonces, the
-/// timeline, the faults played. Per-connection state is apart, in ``ConnectionStates``; the journal in
+/// timeline, the faults played, the tokens issued. Per-connection state is apart, in ``ConnectionStates``; the
+/// journal in
 /// ``JournalLog``.
 struct ScenarioState: Sendable, Equatable {
     var nonces: NonceStore
@@ -20,6 +21,8 @@ struct ScenarioState: Sendable, Equatable {
     var startedAt: Date?
     /// How many answers each scenario fault (by index) has been played on, for `times:`.
     var faultsFired: [Int: Int] = [:]
+    /// The Bearer tokens the token endpoint issued (and the static tokens the timeline expired).
+    var tokens = TokenStore()
 
     /// Starts over as after `init`: every nonce forgotten, the scenario's users restored, the timeline
     /// and the faults' counts restarted. The TLS description stays: it describes the shell, not the run.
@@ -32,6 +35,7 @@ struct ScenarioState: Sendable, Equatable {
         requestsSinceRotation = 0
         noncesIssued = 0
         faultsFired = [:]
+        tokens = TokenStore(capacity: tokens.capacity)
     }
 }
 

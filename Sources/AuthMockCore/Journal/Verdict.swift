@@ -123,6 +123,8 @@ public struct Verdict: RawRepresentable, Sendable, Hashable, Codable, CustomStri
     public static let userLocked: Verdict = "user.locked"
     public static let userUnlocked: Verdict = "user.unlocked"
     public static let userRemoved: Verdict = "user.removed"
+    /// The user's (or OAuth client's) access tokens expired by the timeline (`expire-tokens`).
+    public static let userTokensExpired: Verdict = "user.tokens-expired"
 
     // Any scheme.
     public static let duplicateAuthorization: Verdict = "auth.duplicate-header"
@@ -159,6 +161,44 @@ public struct Verdict: RawRepresentable, Sendable, Hashable, Codable, CustomStri
     /// Granted, and the nonce was the `nextnonce` of an earlier `Authentication-Info` (RFC 7616 §3.5).
     public static let digestNextnonceUsed: Verdict = "digest.nextnonce-used"
 
+    // Bearer (RFC 6750).
+    public static let bearerOK: Verdict = "bearer.ok"
+    /// Granted, but the token came in the URI's query (`access_token=`), which RFC 6750 §2.3 says SHOULD NOT be
+    /// used: it ends up in logs, history and `Referer`.
+    public static let bearerInQuery: Verdict = "bearer.in-query"
+    /// Not a token (RFC 6750 §2.1): 400 `invalid_request`.
+    public static let bearerMalformed: Verdict = "bearer.malformed"
+    /// The token came by more than one method (header, form body, query): 400 `invalid_request` (§2).
+    public static let bearerMultipleMethods: Verdict = "bearer.multiple-methods"
+    /// A token the server never issued: 401 `invalid_token`.
+    public static let bearerUnknownToken: Verdict = "bearer.unknown-token"
+    /// A token past its lifetime or its uses, or expired by the timeline: 401 `invalid_token`.
+    public static let bearerExpired: Verdict = "bearer.expired"
+    /// A token of a family revoked when its refresh token was reused, or of a removed user: 401 `invalid_token`.
+    public static let bearerRevoked: Verdict = "bearer.revoked"
+    /// A refresh token sent to the resource server, which must only ever see access tokens: 401
+    /// `invalid_token`, and journaled as a leak.
+    public static let bearerRefreshToken: Verdict = "bearer.refresh-token"
+    /// A valid token without the scope the resource needs: 403 `insufficient_scope` (§3.1).
+    public static let bearerInsufficientScope: Verdict = "bearer.insufficient-scope"
+
+    // The token endpoint (RFC 6749 §§3.2, 4.3, 4.4, 5, 6).
+    /// A client credentials or password grant answered with a token.
+    public static let oauthTokenIssued: Verdict = "oauth.token-issued"
+    /// A refresh token exchanged for a new access token (and, rotating, a new refresh token).
+    public static let oauthRefreshed: Verdict = "oauth.refreshed"
+    /// A request the endpoint cannot read: not a POST, not a form, a parameter missing or repeated (§5.2).
+    public static let oauthInvalidRequest: Verdict = "oauth.invalid-request"
+    /// An unknown client, a wrong secret, or no client authentication: 401 (§5.2).
+    public static let oauthInvalidClient: Verdict = "oauth.invalid-client"
+    /// A wrong password, an unknown or revoked refresh token, one issued to another client (§5.2).
+    public static let oauthInvalidGrant: Verdict = "oauth.invalid-grant"
+    /// A refresh token that rotation had already retired: its family is revoked (Security BCP §4.14.2).
+    public static let oauthRefreshReused: Verdict = "oauth.refresh-reused"
+    public static let oauthUnsupportedGrantType: Verdict = "oauth.unsupported-grant-type"
+    /// A scope beyond what the client, the user or the original grant may have (§5.2).
+    public static let oauthInvalidScope: Verdict = "oauth.invalid-scope"
+
     /// Every verdict the engine gives, for checking the names case files use (a test keeps it complete).
     public static let known: [Verdict] = [
         .noCredentials, .publicResource, .notFound, .malformedRequest, .headersTooLarge, .bodyTooLarge, .headerTimeout,
@@ -176,6 +216,10 @@ public struct Verdict: RawRepresentable, Sendable, Hashable, Codable, CustomStri
         .digestMalformed, .digestURIMismatch, .digestWrongRealm, .digestAlgorithmNotOffered, .digestQOPNotOffered,
         .digestQOPMissing, .digestUnknownNonce, .digestNonceAlgorithmMismatch, .digestOpaqueMismatch,
         .digestUserhashNotOffered, .digestUnknownUser, .digestBadResponse, .digestAlgorithmSubstituted,
-        .digestStaleNonce, .digestAuthIntWithoutBody, .digestNCReplay, .digestNextnonceUsed,
+        .digestStaleNonce, .digestAuthIntWithoutBody, .digestNCReplay, .digestNextnonceUsed, .userTokensExpired,
+        .bearerOK, .bearerInQuery, .bearerMalformed, .bearerMultipleMethods, .bearerUnknownToken, .bearerExpired,
+        .bearerRevoked, .bearerRefreshToken, .bearerInsufficientScope, .oauthTokenIssued, .oauthRefreshed,
+        .oauthInvalidRequest, .oauthInvalidClient, .oauthInvalidGrant, .oauthRefreshReused,
+        .oauthUnsupportedGrantType, .oauthInvalidScope,
     ]
 }

@@ -6,6 +6,8 @@ public enum Challenge: Sendable, Equatable {
     case ntlm(NTLMChallenge)
     /// Negotiate (RFC 4559) with SPNEGO carrying NTLM; Kerberos is not offered.
     case negotiate(NTLMChallenge)
+    /// Bearer (RFC 6750): a token per user, static or issued by the scenario's token endpoint (`oauth:`).
+    case bearer(BearerChallenge)
     /// A challenge sent verbatim that authmock never accepts: for testing that clients skip schemes they
     /// do not know (e.g. `Newauth realm="apps", type=1`).
     case custom(String)
@@ -17,7 +19,7 @@ public enum Challenge: Sendable, Equatable {
     /// A short description for people: `Digest SHA-256 qop=auth`, `Basic charset=UTF-8`.
     public var summary: String {
         switch self {
-        case .basic, .digest, .ntlm, .negotiate:
+        case .basic, .digest, .ntlm, .negotiate, .bearer:
             return options!.summary(authScheme!)
         case .custom:
             return "\(scheme) (not accepted)"
@@ -30,7 +32,7 @@ public enum Challenge: Sendable, Equatable {
     public var isAccepted: Bool {
         switch self {
         case .custom, .raw: false
-        case .basic, .digest, .ntlm, .negotiate: true
+        case .basic, .digest, .ntlm, .negotiate, .bearer: true
         }
     }
 
@@ -40,6 +42,7 @@ public enum Challenge: Sendable, Equatable {
         case .basic(let options): options
         case .digest(let options): options
         case .ntlm(let options), .negotiate(let options): options
+        case .bearer(let options): options
         case .custom, .raw: nil
         }
     }
@@ -51,6 +54,7 @@ public enum Challenge: Sendable, Equatable {
         case .digest: .digest
         case .ntlm: .ntlm
         case .negotiate: .negotiate
+        case .bearer: .bearer
         case .custom, .raw: nil
         }
     }
@@ -58,7 +62,7 @@ public enum Challenge: Sendable, Equatable {
     /// The auth-scheme token as sent.
     public var scheme: String {
         switch self {
-        case .basic, .digest, .ntlm, .negotiate: return authScheme!.token
+        case .basic, .digest, .ntlm, .negotiate, .bearer: return authScheme!.token
         case .custom(let raw): return String(raw.prefix { $0 != " " && $0 != "\t" })
         case .raw(let raw): return String(raw.value.prefix { $0 != " " && $0 != "\t" && $0 != "," })
         }
@@ -120,6 +124,19 @@ public struct BasicChallenge: Sendable, Equatable {
 
     public init(charsetUTF8: Bool = false) {
         self.charsetUTF8 = charsetUTF8
+    }
+}
+
+public struct BearerChallenge: Sendable, Equatable {
+    /// The challenge's `scope` (RFC 6750 §3): the scope a token for this server needs; nil sends none.
+    public var scope: String?
+    /// Adds `resource_metadata` (RFC 9728 §5.1): the URL of this server's protected resource metadata, which
+    /// authmock serves at `/.well-known/oauth-protected-resource`.
+    public var resourceMetadata: Bool
+
+    public init(scope: String? = nil, resourceMetadata: Bool = false) {
+        self.scope = scope
+        self.resourceMetadata = resourceMetadata
     }
 }
 

@@ -36,6 +36,8 @@ public struct Scenario: Sendable, Equatable {
     /// Serve under loopback names (`subdomains: true`): the URL is `authmock.localhost`, and
     /// `{subdomain_url}` and `{sibling_url}` name the same listener as another host (``HostNames``).
     public var subdomains = false
+    /// A token endpoint on the origin (`oauth:`) issuing the tokens a Bearer challenge accepts; nil for none.
+    public var oauth: OAuthSettings?
 
     /// The names a `subdomains: true` scenario is reached by. Every `*.localhost` name is loopback
     /// (RFC 6761 §6.3): curl resolves them itself, glibc with the `myhostname` NSS module.
@@ -146,6 +148,10 @@ public struct User: Sendable, Equatable, Codable {
     public var stored: StoredPassword?
     /// Where the user came from when from a file: `users.htpasswd:3`.
     public var source: String?
+    /// A static Bearer token that authenticates the user (RFC 6750); nil for none.
+    public var token: String?
+    /// The scopes of the user's static token and the most a password grant gives them, space-separated; nil: any.
+    public var scope: String?
 
     public init(name: String, password: String, domain: String? = nil) {
         self.name = name
@@ -164,7 +170,7 @@ public struct User: Sendable, Equatable, Codable {
     public var knowsPassword: Bool { stored == nil }
 
     enum CodingKeys: String, CodingKey {
-        case name, password, domain, hash, source
+        case name, password, domain, hash, source, token, scope
     }
 
     /// Users from files show `hash` (the scheme, e.g. `bcrypt`) and `source` instead of `password`.
@@ -175,6 +181,8 @@ public struct User: Sendable, Equatable, Codable {
         try container.encodeIfPresent(domain, forKey: .domain)
         try container.encodeIfPresent(stored?.scheme, forKey: .hash)
         try container.encodeIfPresent(source, forKey: .source)
+        try container.encodeIfPresent(token, forKey: .token)
+        try container.encodeIfPresent(scope, forKey: .scope)
     }
 
     public init(from decoder: any Decoder) throws {
@@ -183,6 +191,8 @@ public struct User: Sendable, Equatable, Codable {
         password = try container.decodeIfPresent(String.self, forKey: .password) ?? ""
         domain = try container.decodeIfPresent(String.self, forKey: .domain)
         source = try container.decodeIfPresent(String.self, forKey: .source)
+        token = try container.decodeIfPresent(String.self, forKey: .token)
+        scope = try container.decodeIfPresent(String.self, forKey: .scope)
     }
 }
 
@@ -273,6 +283,9 @@ public struct Resource: Sendable, Equatable {
     public var schemes: [String]?
     /// Cookies its granted answers set, one `Set-Cookie` field each (`set-cookies:`).
     public var setCookies: [SetCookie] = []
+    /// The scopes a Bearer token needs here, space-separated (`scope:`); a token without them gets 403
+    /// `insufficient_scope` (RFC 6750 §3.1). nil: any token.
+    public var scope: String?
 
     /// Whether this resource offers (and accepts) the scheme.
     public func offers(_ scheme: String) -> Bool {

@@ -61,10 +61,10 @@ public enum ScenarioLoader {
         "scenario": [
             "version", "name", "description", "realm", "users", "challenges", "challenge-style", "nonce",
             "unauthorized", "resources", "tls", "timeline", "proxy", "second-port", "subdomains", "faults", "http2",
-            "socks5", "case", "expect",
+            "socks5", "oauth", "case", "expect",
         ],
         "http2": ["mode", "connection-auth"],
-        "user": ["name", "password", "domain"],
+        "user": ["name", "password", "domain", "token", "scope"],
         "users file": ["htpasswd", "htdigest"],
         "challenge.basic": BasicChallenge.keys,
         "challenge.digest": DigestChallenge.keys,
@@ -73,10 +73,13 @@ public enum ScenarioLoader {
         "challenge.raw": ["raw", "fields"],
         "piece": ["repeat", "times"],
         "challenge.ntlm": NTLMChallenge.keys,
+        "challenge.bearer": BearerChallenge.keys,
         "nonce": ["lifetime", "max-uses", "strict-nc", "remember", "stale-first", "size"],
         "unauthorized": ["challenge", "body", "content-type", "chunked", "close", "before-body"],
         "proxy.unauthorized": ["challenge", "body", "content-type", "chunked", "close", "status"],
-        "resource": ["path", "protected", "status", "body", "content-type", "headers", "set-cookies", "schemes"],
+        "resource": [
+            "path", "protected", "status", "body", "content-type", "headers", "set-cookies", "schemes", "scope",
+        ],
         "set-cookie": ["name", "value", "domain", "path", "secure", "http-only"],
         "tls": [
             "identity", "key", "hosts", "intermediate", "client-certificate", "plain-http", "rotate", "min-version",
@@ -88,6 +91,12 @@ public enum ScenarioLoader {
         "socks5": ["methods", "users", "fault"],
         "socks5 user": ["name", "password"],
         "fault": ["when", "effect", "duration", "times", "path"],
-        "timeline step": ["after-successes", "after", "at-request", "user", "password", "lock", "unlock", "remove"],
+        "timeline step": [
+            "after-successes", "after", "at-request", "user", "password", "lock", "unlock", "remove", "expire-tokens",
+        ],
+        "oauth": ["token-path", "clients", "grants", "scope", "access-token", "refresh-token"],
+        "oauth client": ["id", "secret", "scope"],
+        "oauth.access-token": ["lifetime", "uses"],
+        "oauth.refresh-token": ["rotate", "reuse-detection"],
     ]
 }

@@ -84,10 +84,10 @@ extension ScenarioReader {
 
     // MARK: - Timeline
 
-    func timelineSteps(_ node: YAMLNode, users: [User]) -> [TimelineStep] {
+    func timelineSteps(_ node: YAMLNode, users: [User], clients: [String] = []) -> [TimelineStep] {
         guard let items = sequence(node, "timeline") else { return [] }
         let triggers = ["after-successes", "after", "at-request"]
-        let actions = ["password", "lock", "unlock", "remove"]
+        let actions = ["password", "lock", "unlock", "remove", "expire-tokens"]
         var steps: [TimelineStep] = []
         for item in items {
             guard
@@ -111,15 +111,17 @@ extension ScenarioReader {
                     item,
                     "a timeline step needs exactly one action, found "
                         + "\(givenActions.isEmpty ? "none" : givenActions.joined(separator: " and "))",
-                    hint: "add one of password: NEW, lock: true, unlock: true, remove: true"
+                    hint: "add one of password: NEW, lock: true, unlock: true, remove: true, expire-tokens: true"
                 )
                 continue
             }
             guard let userNode = fields["user"], let user = string(userNode, "a timeline step's user") else { continue }
-            if !users.contains(where: { $0.name == user }) {
+            // Tokens belong to users and, for the client credentials grant, to OAuth clients.
+            let named = givenActions == ["expire-tokens"] ? users.map(\.name) + clients : users.map(\.name)
+            if !named.contains(user) {
                 report(
-                    userNode, "timeline user '\(user)' is not in users",
-                    hint: Suggestion.hint(for: user, in: users.map(\.name), noun: "one of the users")
+                    userNode, "timeline user '\(user)' is not in users\(clients.isEmpty ? "" : " or oauth.clients")",
+                    hint: Suggestion.hint(for: user, in: named, noun: "one of the users")
                 )
                 continue
             }
@@ -148,7 +150,8 @@ extension ScenarioReader {
         }
     }
 
-    /// A timeline step's action, `name` (password, lock, unlock or remove); nil when its value is not valid or
+    /// A timeline step's action, `name` (password, lock, unlock, remove or expire-tokens); nil when its value is
+    /// not valid or
     /// is `false`.
     private func timelineAction(_ name: String, fields: Fields) -> TimelineStep.Action? {
         let actionNode = fields[name]!
@@ -162,7 +165,12 @@ extension ScenarioReader {
                 report(actionNode, "\(name): false does nothing", hint: "leave the step out, or write \(name): true")
                 return nil
             }
-            return name == "lock" ? .lock : name == "unlock" ? .unlock : .remove
+            switch name {
+            case "lock": return .lock
+            case "unlock": return .unlock
+            case "expire-tokens": return .expireTokens
+            default: return .remove
+            }
         }
     }
 }

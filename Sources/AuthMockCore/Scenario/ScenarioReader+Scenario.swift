@@ -41,7 +41,9 @@ extension ScenarioReader {
         let unauthorized = fields["unauthorized"].map { self.unauthorized($0) } ?? UnauthorizedResponse()
         let resources = fields["resources"].map { self.resources($0, challenges: challenges) } ?? [Resource(path: "/")]
         let tls = fields["tls"].map(tlsSettings)
-        let timeline = fields["timeline"].map { timelineSteps($0, users: users) } ?? []
+        let oauth = fields["oauth"].flatMap { self.oauth($0, users: users) }
+        let clients = oauth?.clients.map(\.id) ?? []
+        let timeline = fields["timeline"].map { timelineSteps($0, users: users, clients: clients) } ?? []
         let proxy = fields["proxy"].flatMap(proxySettings)
         let secondPort = fields["second-port"].flatMap { bool($0, "second-port") } ?? false
         let faults = fields["faults"].map { self.faults($0, what: "faults") } ?? []
@@ -54,6 +56,7 @@ extension ScenarioReader {
         )
         scenario.subdomains = subdomains
         scenario.socks5 = fields["socks5"].flatMap(socks5Settings)
+        scenario.oauth = oauth
         sections(fields, scenario)
         checkAcrossSections(
             scenario, fields: fields, root: root, usersHadErrors: usersHadErrors,
@@ -153,7 +156,11 @@ extension ScenarioReader {
                 hint: "add `challenges:` with `- scheme: Basic` or `- scheme: Digest`"
             )
         }
-        let needsUsers = scenario.challenges.contains(where: \.isAccepted)
+        checkBearer(scenario, fields: fields, usersNode: fields["users"])
+        // Bearer tokens may all come from the token endpoint's clients (client credentials).
+        let needsUsers = scenario.challenges.contains {
+            $0.isAccepted && !($0.authScheme == .bearer && scenario.oauth != nil)
+        }
         if let node = fields["users"] { checkUserFileFits(scenario.users, challenges: scenario.challenges, at: node) }
         if needsUsers, scenario.users.isEmpty, !usersHadErrors {
             report(
@@ -214,13 +221,21 @@ extension ScenarioReader {
         var seen: [String: Int] = [:]
         for item in items {
             guard
-                let fields = mapping(
-                    item, "a user", allowed: ScenarioLoader.keys["user"]!, required: ["name", "password"]
-                )
+                let fields = mapping(item, "a user", allowed: ScenarioLoader.keys["user"]!, required: ["name"])
             else { continue }
-            guard let name = fields["name"].flatMap({ string($0, "a user's name") }),
-                let password = fields["password"].flatMap({ string($0, "a user's password", allowEmpty: true) })
-            else { continue }
+            // A user known by a Bearer token alone needs no password.
+            if fields["password"] == nil, fields["token"] == nil {
+                report(item, "a user has no 'password'", hint: "add `password: …`")
+                continue
+            }
+            guard let name = fields["name"].flatMap({ string($0, "a user's name") }) else { continue }
+            var password = ""
+            if let node = fields["password"] {
+                guard let text = string(node, "a user's password", allowEmpty: true) else { continue }
+                password = text
+            }
+            let token = fields["token"].flatMap { bearerToken($0, "a user's token") }
+            let scope = fields["scope"].flatMap { self.scope($0, "a user's scope") }
             let domain = fields["domain"].flatMap { string($0, "a user's domain") }
             if name.contains(":") {
                 report(
@@ -232,7 +247,10 @@ extension ScenarioReader {
                 report(fields["name"], "user '\(name)' is listed twice", hint: "keep one; the first is on line \(line)")
             }
             seen[name] = fields["name"]?.mark?.line ?? 0
-            users.append(User(name: name, password: password, domain: domain))
+            var user = User(name: name, password: password, domain: domain)
+            user.token = token
+            user.scope = scope
+            users.append(user)
         }
         return users
     }
@@ -302,7 +320,7 @@ extension ScenarioReader {
         guard fromHtpasswd || fromHtdigest else { return }
         for challenge in challenges {
             switch challenge {
-            case .basic, .custom, .raw:
+            case .basic, .custom, .raw, .bearer:
                 continue
             case .digest(let digest):
                 if fromHtpasswd {

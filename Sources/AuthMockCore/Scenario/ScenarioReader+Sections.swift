@@ -102,9 +102,21 @@ extension ScenarioReader {
             if let node = fields["schemes"] {
                 resource.schemes = resourceSchemes(node, challenges: challenges, protected: protected)
             }
+            resource.scope = fields["scope"].flatMap { resourceScope($0, challenges: challenges) }
             result.append(resource)
         }
         return result
+    }
+
+    /// A resource's `scope:`, which only a Bearer token can have.
+    private func resourceScope(_ node: YAMLNode, challenges: [Challenge]) -> String? {
+        if !challenges.contains(where: { $0.authScheme == .bearer }) {
+            report(
+                node, "scope is for Bearer tokens, and the scenario offers no Bearer challenge",
+                hint: "add `- scheme: Bearer` to challenges, or remove scope"
+            )
+        }
+        return scope(node, "a resource's scope")
     }
 
     /// A resource's `schemes:`: which of the scenario's accepted challenges it offers and accepts.

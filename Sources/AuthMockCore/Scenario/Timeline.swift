@@ -1,4 +1,5 @@
-/// A scripted change to a user while the scenario runs: a password change, a lock, an unlock, a removal.
+/// A scripted change to a user while the scenario runs: a password change, a lock, an unlock, a removal,
+/// the user's tokens expiring.
 ///
 /// Clients that cache credentials must notice when they stop working and not retry a dead password
 /// forever; the timeline is how a scenario makes that happen at a known moment.
@@ -19,6 +20,9 @@ public struct TimelineStep: Sendable, Equatable {
         case unlock
         /// The user no longer exists.
         case remove
+        /// Every access token of the user (or OAuth client) expires now, the static one included: the
+        /// next request with one gets 401 `invalid_token`; refresh tokens stay valid.
+        case expireTokens
     }
 
     public var trigger: Trigger
