@@ -43,6 +43,10 @@ struct Banner {
             lines.append("  users      \(users)")
         }
         lines.append("  offers     " + scenario.challenges.map(\.summary).joined(separator: "; "))
+        if let oauth = ready.oauth {
+            lines.append("  token      \(oauth.tokenURL)  (grants \(oauth.grants.joined(separator: ", ")))")
+        }
+        if let command = tokenCommand { lines.append("  get token  \(command)") }
         if let command = curlCommand { lines.append("  try        \(command)") }
         lines += controlLines
         return lines.joined(separator: "\n")
@@ -65,6 +69,28 @@ struct Banner {
         ]
     }
 
+    /// A curl command that asks the token endpoint for a token: client credentials when it takes them,
+    /// else the first user's password.
+    var tokenCommand: String? {
+        guard let oauth = ready.oauth, let client = oauth.clients.first else { return nil }
+        var words = ["curl"]
+        if let tls = ready.tls { words += ["--cacert", Self.shellQuote(tls.caFile)] }
+        if let secret = client.secret {
+            words += ["-u", Self.shellQuote("\(client.id):\(secret)")]
+        } else {
+            words += ["-d", Self.shellQuote("client_id=\(client.id)")]
+        }
+        if oauth.grants.contains("client_credentials") {
+            words += ["-d", "grant_type=client_credentials"]
+        } else if let user = scenario.users.first(where: \.knowsPassword), oauth.grants.contains("password") {
+            words += ["-d", "grant_type=password", "-d", Self.shellQuote("username=\(user.name)"),
+                      "-d", Self.shellQuote("password=\(user.password)")]
+        } else {
+            return nil
+        }
+        return (words + [Self.shellQuote(oauth.tokenURL)]).joined(separator: " ")
+    }
+
     /// A curl command that authenticates as the first user against the first protected path.
     var curlCommand: String? {
         guard let user = scenario.users.first else { return nil }
@@ -76,6 +102,14 @@ struct Banner {
         case (true, true): flag = "--anyauth"
         case (false, true): flag = "--digest"
         default: flag = "--basic"
+        }
+        if scenario.challenges.first?.authScheme == .bearer {
+            let staticToken = scenario.users.first { $0.token != nil }?.token
+            guard let token = staticToken ?? (ready.oauth != nil ? "ACCESS_TOKEN" : nil) else { return nil }
+            var words = ["curl"]
+            if let tls = ready.tls { words += ["--cacert", Self.shellQuote(tls.caFile)] }
+            words += ["-H", Self.shellQuote("Authorization: Bearer \(token)")]
+            return (words + [Self.shellQuote(ready.url + String(path.dropFirst()))]).joined(separator: " ")
         }
         var words = ["curl"]
         if let proxy = ready.proxy {
@@ -103,9 +137,12 @@ struct Banner {
         return words.joined(separator: " ")
     }
 
-    /// `alice / wonderland`, or for a user from a file `alice (bcrypt, users.htpasswd:3)`.
+    /// `alice / wonderland`, `bob (token bob-admin-token)`, or for a user from a file
+    /// `alice (bcrypt, users.htpasswd:3)`.
     static func describe(_ user: User) -> String {
-        guard let stored = user.stored else { return "\(user.name) / \(user.password)" }
+        let token = user.token.map { " (token \($0))" } ?? ""
+        if user.token != nil, user.password.isEmpty, user.stored == nil { return user.name + token }
+        guard let stored = user.stored else { return "\(user.name) / \(user.password)" + token }
         return "\(user.name) (\(stored.scheme)\(user.source.map { ", " + $0 } ?? ""))"
     }
 

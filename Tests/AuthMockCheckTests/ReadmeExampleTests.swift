@@ -6,7 +6,7 @@ import Testing
 /// The README's complete examples are a real scenario, case and client profile, and they show every key
 /// the loaders accept.
 struct ReadmeExampleTests {
-    /// The README's complete scenario loads with five challenges, its complete case loads with its checks,
+    /// The README's complete scenario loads with six challenges, its complete case loads with its checks,
     /// and the examples name every key of every section; so does the client profile.
     @Test func completeExampleLoadsAndCoversEveryKey() throws {
         let readme = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
@@ -16,7 +16,7 @@ struct ReadmeExampleTests {
         let end = try #require(afterMarker[start.upperBound...].range(of: "```"))
         let yaml = String(afterMarker[start.upperBound..<end.lowerBound])
         let scenario = try ScenarioLoader.load(yaml: yaml, file: "README.md", files: .inMemory([:]))
-        #expect(scenario.challenges.count == 5)
+        #expect(scenario.challenges.count == 6)
         let caseYAML = try Self.block(after: "A complete case with every key", in: readme)
         let conformance = try #require(try CaseLoader.load(yaml: caseYAML, file: "README.md", files: .inMemory([:])).conformance)
         #expect(conformance.expectations.checks.count >= 5)

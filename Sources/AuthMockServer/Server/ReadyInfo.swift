@@ -35,6 +35,26 @@ public struct ReadyInfo: Codable, Sendable, Equatable {
     /// What the origin speaks, in ALPN's names: `http/1.1`, and `h2` (over TLS) or `h2c` (prior knowledge)
     /// when the scenario has `http2:`.
     public var protocols: [String]
+    /// With an `oauth:` section: the token endpoint and its clients.
+    public var oauth: OAuthInfo?
+
+    public struct OAuthInfo: Codable, Sendable, Equatable {
+        /// Where clients `POST` token requests (RFC 6749 §3.2).
+        public var tokenURL: String
+        public var clients: [Client]
+        /// The grant types it takes (`client_credentials`, `password`, `refresh_token`).
+        public var grants: [String]
+
+        public struct Client: Codable, Sendable, Equatable {
+            public var id: String
+            public var secret: String?
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case clients, grants
+            case tokenURL = "token_url"
+        }
+    }
 
     public struct ProxyInfo: Codable, Sendable, Equatable {
         /// `http://127.0.0.1:PORT`, as clients take it (`curl -x`, `HTTPS_PROXY`).
@@ -50,7 +70,7 @@ public struct ReadyInfo: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case url, port, scenario, users, journal, control, tls, proxy, protocols, socks5
+        case url, port, scenario, users, journal, control, tls, proxy, protocols, socks5, oauth
         case httpURL = "http_url"
         case secondURL = "second_url"
         case controlToken = "control_token"
@@ -72,6 +92,13 @@ public struct ReadyInfo: Codable, Sendable, Equatable {
             ProxyInfo(url: $0, users: server.scenario.proxy?.users ?? [], tls: server.proxyTLS)
         }
         socks5 = server.socksURL.map { SOCKS5Info(url: $0, users: server.scenario.socks5?.users ?? []) }
+        oauth = server.scenario.oauth.map { oauth in
+            OAuthInfo(
+                tokenURL: server.url + String(oauth.tokenPath.dropFirst()),
+                clients: oauth.clients.map { OAuthInfo.Client(id: $0.id, secret: $0.secret) },
+                grants: oauth.grants.map(\.rawValue)
+            )
+        }
     }
 
     /// One line of JSON, no trailing newline.
