@@ -37,6 +37,9 @@ let package = Package(
         // The SOCKS5 listener's handshake (RFC 1928 greeting and request, RFC 1929 username/password) as the
         // core's SOCKS5Session plays it, cut into reads of every size.
         .executableTarget(name: "FuzzSOCKS5", dependencies: dependencies),
+        // Token requests (RFC 6749) through the engine's token endpoint, after a real login, then the token issued
+        // at the resource.
+        .executableTarget(name: "FuzzTokenEndpoint", dependencies: dependencies),
         // The ClientHello (SNI) and ServerHello (cipher) reader the TLS handler's sniffer uses.
         .executableTarget(name: "FuzzTLSHello", dependencies: dependencies),
         // Bytes after the HTTP/2 client preface through the server's own h2c pipeline (NIO's HTTP/2 handler,
