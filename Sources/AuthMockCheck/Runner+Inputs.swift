@@ -75,9 +75,19 @@ extension CheckRunner {
     static func addUserValues(_ item: ConformanceCase, server: AuthMockServer, to values: inout [ClientInput: String]) {
         let give = item.definition.give
         if let user = item.scenario.users.first {
-            values[.user] = user.name
-            values[.password] = give.password == .right ? user.password : Self.wrong(user.password)
-            values[.domain] = user.domain
+            // A user known by a token alone is given as the token, not as a name with an empty password.
+            if user.token == nil || !user.password.isEmpty {
+                values[.user] = user.name
+                values[.password] = give.password == .right ? user.password : Self.wrong(user.password)
+                values[.domain] = user.domain
+            }
+            values[.token] = user.token
+        }
+        if let oauth = item.scenario.oauth, let client = oauth.clients.first {
+            let base = server.url.hasSuffix("/") ? String(server.url.dropLast()) : server.url
+            values[.tokenURL] = base + oauth.tokenPath
+            values[.clientID] = client.id
+            values[.clientSecret] = client.secret
         }
         if let proxyURL = server.proxyURL {
             values[.proxy] = proxyURL

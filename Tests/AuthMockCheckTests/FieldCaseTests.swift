@@ -89,7 +89,7 @@ extension CheckRunnerTests {
     }
 
     /// The field cases, and issue 29's credential, HTTPS-proxy and transfer cases, which are judged the same way.
-    @Test(arguments: FieldCase.all + appCredentials + httpsProxyCases + transferCases)
+    @Test(arguments: FieldCase.all + appCredentials + httpsProxyCases + transferCases + bearerCases)
     func fieldCaseCatchesTheWrongClient(_ field: FieldCase) async throws {
         let wrong = try only(try await check(field.wrong, field.id))
         #expect(wrong.verdict == .fail, "\(wrong.findings)")

@@ -52,7 +52,7 @@ public struct CaseDefinition: Sendable, Equatable {
         "basic", "digest", "ntlm", "negotiate", "proxy", "connect", "tls", "custom-ca", "pinning", "cert-pinning",
         "client-certificate", "redirects", "body", "parallel", "repeat", "timeout", "h2", "stream-body", "cookies",
         "subdomains", "custom-header", "userinfo", "netrc", "https-proxy",
-        "socks5", "transfers",
+        "socks5", "transfers", "bearer", "oauth",
     ]
 }
 

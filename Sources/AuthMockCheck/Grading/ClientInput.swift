@@ -39,6 +39,11 @@ public enum ClientInput: String, CaseIterable, Sendable {
     case password2
     case proxyUser2 = "proxy_user2"
     case proxyPassword2 = "proxy_password2"
+    /// Bearer (RFC 6750): a token to send, and the token endpoint with its client (RFC 6749).
+    case token
+    case tokenURL = "token_url"
+    case clientID = "client_id"
+    case clientSecret = "client_secret"
 
     /// `{cert_sha256}`.
     public var placeholder: String { "{\(rawValue)}" }

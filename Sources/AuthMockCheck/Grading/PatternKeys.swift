@@ -347,7 +347,9 @@ enum PatternKeys {
     /// Who a request was served as: the user of accepted credentials, or the connection's NTLM user.
     static func servedAs(_ entry: JournalEntry) -> String? {
         if let user = entry.connectionUser { return user }
-        let granted: [Verdict] = [.basicOK, .digestOK, .digestNextnonceUsed, .ntlmOK, .socks5OK]
+        let granted: [Verdict] = [
+            .basicOK, .digestOK, .digestNextnonceUsed, .ntlmOK, .socks5OK, .bearerOK, .bearerInQuery,
+        ]
         return granted.contains(entry.verdict) ? entry.credentials?.user : nil
     }
 
