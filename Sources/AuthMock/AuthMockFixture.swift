@@ -111,6 +111,17 @@ public final class AuthMockFixture: Sendable {
     /// The current user named `name`, if they can authenticate.
     public func user(_ name: String) -> User? { users.first { $0.name == name } }
 
+    /// The static Bearer token of `name` (the scenario's `token:`), if the user has one and can authenticate.
+    public func token(of name: String) -> String? { user(name)?.token }
+
+    /// The token endpoint (RFC 6749) of the scenario's `oauth:` section; nil without one.
+    public var tokenURL: URL? {
+        server.scenario.oauth.map { url(for: $0.tokenPath) }
+    }
+
+    /// The token endpoint's clients (id and secret), in the scenario's order; empty without `oauth:`.
+    public var oauthClients: [OAuthClient] { server.scenario.oauth?.clients ?? [] }
+
     /// What the origin speaks, in ALPN's names (`["http/1.1"]`; with the scenario's `http2:`, `h2` or
     /// `h2c` first): the ready line's `protocols`.
     public var protocols: [String] { server.scenario.http2.protocols }

@@ -35,6 +35,39 @@ import Testing
         return status
     }
 
+    /// A Bearer scenario in-process: the user's static token, the token endpoint and its client from the
+    /// fixture; a token from the endpoint works at the resource, and the journal says how it was issued.
+    @Test func bearerScenarioGivesItsTokensAndEndpoint() async throws {
+        let yaml = """
+            version: 1
+            name: fixture-bearer
+            users: [{name: alice, password: wonderland, token: alice-token}]
+            challenges: [{scheme: Bearer}]
+            oauth:
+              clients: [{id: app, secret: app-secret}]
+            """
+        try await withAuthMock(yaml: yaml) { server in
+            #expect(server.token(of: "alice") == "alice-token")
+            let endpoint = try #require(server.tokenURL)
+            #expect(endpoint.path == "/oauth/token" && endpoint.port == server.url.port)
+            let client = try #require(server.oauthClients.first)
+            let credentials = Data("\(client.id):\(client.secret!)".utf8).base64EncodedString()
+            let form = "grant_type=client_credentials"
+            let post = "POST /oauth/token HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+                + "Authorization: Basic \(credentials)\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+                + "Content-Length: \(form.utf8.count)\r\n\r\n" + form
+            let port = server.url.port!
+            let answer = try await Task.detached { try rawExchange(port: port, Array(post.utf8)) }.value
+            let json = try #require(answer.range(of: "\r\n\r\n").map { String(answer[$0.upperBound...]) })
+            let token = try JSONDecoder().decode([String: JSONValue].self, from: Data(json.utf8))
+            let access = try #require(token["access_token"]?.text)
+            let get = "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nAuthorization: Bearer \(access)\r\n\r\n"
+            let served = try await Task.detached { try rawExchange(port: port, Array(get.utf8)) }.value
+            #expect(served.hasPrefix("HTTP/1.1 200"), "\(served)")
+            #expect(server.requests.map(\.verdict) == [.oauthTokenIssued, .bearerOK])
+        }
+    }
+
     /// The fixture serves on a free loopback port; exchanges that arrived before any take come back in arrival
     /// order, each once, with their verdict, challenges, target, credentials and headers.
     @Test func takeRequestReturnsEachExchangeOnceInArrivalOrder() async throws {

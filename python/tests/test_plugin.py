@@ -214,3 +214,28 @@ def test_the_console_script_execs_the_bundled_binary(tmp_path):
 def test_the_installed_console_script_runs_the_binary():
     out = subprocess.run([sys.executable, "-m", "authmock", "--version"], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == authmock.__version__
+
+
+def test_a_bearer_scenario_gives_its_tokens_and_its_token_endpoint(authmock_server):
+    server = authmock_server("scenarios/oauth-refresh.yaml")
+    assert server.token_url == server.url + "oauth/token"
+    assert server.oauth["clients"] == [{"id": "app", "secret": "app-secret"}]
+    token = server.fetch_token("password", username="alice", password=server.password("alice"))
+    assert token["token_type"] == "Bearer" and token["refresh_token"].startswith("rt_")
+
+    def bearer(access):
+        request = urllib.request.Request(server.url, headers={"Authorization": "Bearer " + access})
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                return response.status
+        except urllib.error.HTTPError as error:
+            return error.code
+
+    assert [bearer(token["access_token"]) for _ in range(3)] == [200, 200, 401]  # two uses, then expired
+    renewed = server.fetch_token("refresh_token", refresh_token=token["refresh_token"])
+    assert bearer(renewed["access_token"]) == 200
+    with pytest.raises(AuthMockError, match="invalid_grant"):
+        server.fetch_token("refresh_token", refresh_token=token["refresh_token"])  # rotated: a reuse
+    assert [e["verdict"] for e in server.journal()][-2:] == ["bearer.ok", "oauth.refresh-reused"]
+    static = authmock_server("scenarios/bearer.yaml")
+    assert static.token("alice") == "alice-static-token" and static.token_url.endswith("/oauth/token")

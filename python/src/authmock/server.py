@@ -17,6 +17,7 @@ Control requests carry `Authorization: Bearer <control_token>` when the ready li
 POST has `Content-Type: application/json` (servers that bind off loopback require both).
 """
 
+import base64
 import json
 import os
 import queue
@@ -67,6 +68,9 @@ class AuthMockServer:
         if self.tls and self.tls.get("client_certs"):
             _, files = sorted(self.tls["client_certs"].items())[0]
             self.ssl_context.load_cert_chain(files["cert_file"], files["key_file"])
+        # With an `oauth:` section: {"token_url": ..., "clients": [{"id", "secret"}], "grants": [...]}, else None.
+        self.oauth = info.get("oauth")
+        self.token_url = self.oauth["token_url"] if self.oauth else None
         self._stderr_lines = stderr_lines
         self._taken = 0                       # the seq of the last entry take_request() returned or skipped
 
@@ -79,6 +83,36 @@ class AuthMockServer:
             if user["name"] == name:
                 return user.get("password")
         raise KeyError(f"no user {name!r} in scenario {self.scenario!r}: {[u['name'] for u in self.users]}")
+
+    def token(self, name):
+        """The static Bearer token of `name` (a user's `token:`), or None when the user has none."""
+        for user in self.users:
+            if user["name"] == name:
+                return user.get("token")
+        raise KeyError(f"no user {name!r} in scenario {self.scenario!r}: {[u['name'] for u in self.users]}")
+
+    def fetch_token(self, grant_type="client_credentials", client=None, **form):
+        """Asks the token endpoint for a token (RFC 6749), authenticated as the scenario's first OAuth client
+        (or `client`, an id) by Basic, and returns its JSON answer: `access_token`, `token_type`, `expires_in`,
+        and `refresh_token` for the password grant. `form` adds fields: `username=`, `password=`, `scope=`,
+        `refresh_token=`. A refusal raises AuthMockError with the endpoint's error."""
+        if not self.oauth:
+            raise AuthMockError(f"scenario {self.scenario!r} has no oauth: section, so no token endpoint")
+        clients = self.oauth["clients"]
+        chosen = next((c for c in clients if c["id"] == client), None) if client else clients[0]
+        if chosen is None:
+            raise AuthMockError(f"no OAuth client {client!r}: {[c['id'] for c in clients]}")
+        body = urllib.parse.urlencode({"grant_type": grant_type, **form}).encode()
+        request = urllib.request.Request(self.token_url, data=body, method="POST")
+        request.add_header("Content-Type", "application/x-www-form-urlencoded")
+        secret = urllib.parse.quote_plus(chosen.get("secret") or "")
+        basic = f"{urllib.parse.quote_plus(chosen['id'])}:{secret}".encode()
+        request.add_header("Authorization", "Basic " + base64.b64encode(basic).decode())
+        try:
+            with urllib.request.urlopen(request, timeout=10, context=self.ssl_context) as response:
+                return json.loads(response.read())
+        except urllib.error.HTTPError as error:
+            raise AuthMockError(f"the token endpoint refused: {error.code} {error.read().decode(errors='replace')}")
 
     def journal(self, since=0):
         """The journal entries newer than seq `since`, oldest first.
