@@ -93,7 +93,7 @@ struct FaultTests {
     static let head = "version: 1\nname: f\nusers: [{name: a, password: b}]\nchallenges: [{scheme: Basic}]\n"
     static let badFaults = [
         BadFault(testDescription: "an unknown effect", yaml: head + "faults: [{when: challenge, effect: explode}]", diagnostics: [
-            "bad.yaml:5:36: faults.effect 'explode' is not known — expected one of: close, disconnect, stall, drop-body, delay",
+            "bad.yaml:5:36: faults.effect 'explode' is not known — expected one of: close, disconnect, stall, drop-body, delay, server-error",
         ]),
         BadFault(testDescription: "a misspelt trigger", yaml: head + "faults: [{when: challange, effect: close}]", diagnostics: [
             "bad.yaml:5:17: faults.when 'challange' is not one of challenge, granted, any — did you mean 'challenge'? (expected one of: challenge, granted, any)",

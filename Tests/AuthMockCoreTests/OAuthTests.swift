@@ -290,3 +290,27 @@ struct OAuthScenarioTests {
         #expect(h.journal.entries.map(\.verdict).contains(.userTokensExpired))
     }
 }
+
+/// The `server-error` fault: a 500 instead of the answer, decided as usual (the refresh rotated anyway).
+struct ServerErrorFaultTests {
+    @Test func refreshThatFailsWithA500StillRotated() throws {
+        let scenario = try load("""
+            version: 1
+            name: refresh-500
+            users: [{name: alice, password: wonderland}]
+            challenges: [{scheme: Bearer}]
+            oauth:
+              clients: [{id: app, secret: app-secret}]
+              grants: [password, refresh_token]
+            faults:
+              - {when: any, path: /oauth/token, effect: server-error, times: 1}
+            """)
+        var h = Harness(scenario)
+        let form = OAuthTests.form + [OAuthTests.app]
+        let failed = h.send("POST", "/oauth/token", headers: form, body: Array("grant_type=password&username=alice&password=wonderland".utf8))
+        #expect(failed.status == 500 && failed.entry?.fault == "server-error" && failed.entry?.status == 500)
+        #expect(failed.verdict == .oauthTokenIssued, "decided as usual; the client never saw the token")
+        let again = h.send("POST", "/oauth/token", headers: form, body: Array("grant_type=password&username=alice&password=wonderland".utf8))
+        #expect(again.status == 200 && again.response.fault == nil)
+    }
+}

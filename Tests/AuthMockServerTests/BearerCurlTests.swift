@@ -94,9 +94,13 @@ struct BearerCurlTests {
             defer { try? FileManager.default.removeItem(at: file) }
             let huge = try await curl(["-u", "app:app-secret", "--data-binary", "@" + file.path, endpoint])
             #expect(huge.status == 400 && huge.body.contains("invalid_request"))
+            // 1.5 MiB: over the server's body limit, refused by the shell, still in the endpoint's JSON.
+            try Data(("grant_type=password&x=" + String(repeating: "a", count: 1536 * 1024)).utf8).write(to: file)
+            let tooLarge = try await curl(["-u", "app:app-secret", "--data-binary", "@" + file.path, endpoint])
+            #expect(tooLarge.status == 413 && tooLarge.body.contains(#""error":"invalid_request""#), "\(tooLarge.body)")
             let wrong = try await curl(["-u", "app:nope", "-d", "grant_type=password", endpoint])
             #expect(wrong.status == 401 && wrong.body.contains(#""error":"invalid_client""#))
-            #expect(server.journal.count == 4)
+            #expect(server.journal.count == 5)
             #expect(try await curl(["-u", "app:app-secret", "-d", "grant_type=password", "-d", "username=alice", "-d", "password=wonderland", endpoint]).status == 200)
         }
     }

@@ -63,7 +63,12 @@ extension Engine {
         partial request: Request?, connection: ConnectionInfo, status: Int, verdict: Verdict, detail: String, now: Date,
         journal: inout JournalLog
     ) -> Exchange {
-        let response = Self.plain(status: status, "\(status) \(Self.reason(status)): \(detail)\n", close: true)
+        var response = Self.plain(status: status, "\(status) \(Self.reason(status)): \(detail)\n", close: true)
+        if let oauth = scenario.oauth, request?.resourcePath == oauth.tokenPath {
+            // A token request the shell refused (a body over its limit) is still answered as RFC 6749 §5.2 says.
+            response = TokenError(.invalidRequest, verdict, detail, status: status).response(realm: scenario.realm)
+            response.closeConnection = true
+        }
         var entry = JournalEntry(
             request: request, connection: connection, time: now, verdict: verdict, detail: detail, status: status
         )

@@ -118,6 +118,11 @@ public struct Engine: Sendable {
         var events = applyStepsBeforeRequest(now: now, journal: &journal)
         var decision = decide(request, now: now, random: &random)
         decision.response.fault = fault(for: decision, request: request)
+        if decision.response.fault == .serverError {
+            let effect = decision.response.fault
+            decision.response = Self.plain(status: 500, "500 Internal Server Error: a scenario fault (server-error)\n")
+            decision.response.fault = effect
+        }
         let entry = record(
             request: request, now: now, credentials: decision.credentials, verdict: decision.verdict,
             detail: decision.detail, response: decision.response, journal: &journal

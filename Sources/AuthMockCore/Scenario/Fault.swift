@@ -4,7 +4,7 @@
 /// ```yaml
 /// faults:
 ///   - when: challenge     # challenge (401/407) | granted (the resource's answer) | any
-///     effect: close       # close | disconnect | stall | drop-body | delay
+///     effect: close       # close | disconnect | stall | drop-body | delay | server-error
 ///     times: 1            # only the first N matching answers (default: every one)
 /// ```
 ///
@@ -35,6 +35,9 @@ public struct Fault: Sendable, Equatable {
         case dropBody
         /// Sends the answer after `seconds`.
         case delay(seconds: Double)
+        /// Answers `500 Internal Server Error` instead, after deciding as usual (a token endpoint that
+        /// rotated the refresh token and then failed: the client never sees the new one).
+        case serverError
 
         /// The name used in scenario files and the journal.
         public var name: String {
@@ -44,10 +47,11 @@ public struct Fault: Sendable, Equatable {
             case .stall: "stall"
             case .dropBody: "drop-body"
             case .delay: "delay"
+            case .serverError: "server-error"
             }
         }
 
-        public static let names = ["close", "disconnect", "stall", "drop-body", "delay"]
+        public static let names = ["close", "disconnect", "stall", "drop-body", "delay", "server-error"]
 
         /// How the journal shows it over a protocol: over HTTP/2, `close` is played as a `GOAWAY` after the
         /// answer and `drop-body` as an `RST_STREAM` after half the body, and named so.

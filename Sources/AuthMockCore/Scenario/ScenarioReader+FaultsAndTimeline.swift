@@ -64,6 +64,7 @@ extension ScenarioReader {
         case "close": return .close
         case "disconnect": return .disconnect
         case "drop-body": return .dropBody
+        case "server-error": return .serverError
         case "stall": return .stall(seconds: duration)
         case "delay":
             guard let duration else {

@@ -39,6 +39,9 @@ struct ResponseWriter {
             send(plain, context: context, ending: .closeOnReuse)
         case .dropBody:
             send(plain, context: context, ending: .dropBody)
+        case .serverError:
+            // The engine already made the answer a 500; the fault is only the journal's.
+            send(plain, context: context)
         case .disconnect:
             (stream?.connection ?? channel).close(promise: nil)
         case .stall(let seconds):
