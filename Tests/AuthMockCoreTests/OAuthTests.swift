@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import AuthMockCore
 import AuthMockTestSupport
+import Crypto
 
 /// The token endpoint (RFC 6749) on the engine alone: grants, refresh with rotation, reuse detection, and
 /// every bad request answered with an error of §5.2.
@@ -312,5 +313,89 @@ struct ServerErrorFaultTests {
         #expect(failed.verdict == .oauthTokenIssued, "decided as usual; the client never saw the token")
         let again = h.send("POST", "/oauth/token", headers: form, body: Array("grant_type=password&username=alice&password=wonderland".utf8))
         #expect(again.status == 200 && again.response.fault == nil)
+    }
+}
+
+/// JWT access tokens (`format: jwt`): EdDSA-signed, verifiable with the JWK Set the server publishes,
+/// claims that say what the store says, and the same tokens from the same seed.
+struct JWTAccessTokenTests {
+    static let yaml = """
+        version: 1
+        name: jwt
+        users: [{name: alice, password: wonderland, scope: read}]
+        challenges: [{scheme: Bearer}]
+        oauth:
+          clients: [{id: app, secret: app-secret}]
+          grants: [password, refresh_token]
+          access-token: {lifetime: 60s, format: jwt}
+        """
+
+    func decode(_ part: Substring) throws -> [String: JSONValue] {
+        var text = part.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while text.count % 4 != 0 { text += "=" }
+        let data = try #require(Data(base64Encoded: text))
+        return try JSONDecoder().decode([String: JSONValue].self, from: data)
+    }
+
+    func login(_ h: inout Harness) throws -> String {
+        let answer = h.send(
+            "POST", "/oauth/token", headers: OAuthTests.form + [OAuthTests.app],
+            body: Array("grant_type=password&username=alice&password=wonderland".utf8)
+        )
+        return try #require(OAuthTests.token(answer)?["access_token"]?.text)
+    }
+
+    @Test func signedWithThePublishedKeyAndCarryingTheGrant() throws {
+        var h = Harness(try load(Self.yaml))
+        h.engine.setLinks(["url": "http://127.0.0.1:8080/"])
+        let token = try login(&h)
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        try #require(parts.count == 3)
+        let header = try decode(parts[0])
+        #expect(header["alg"] == .string("EdDSA") && header["typ"] == .string("at+jwt"))
+        let claims = try decode(parts[1])
+        #expect(claims["sub"] == .string("alice") && claims["client_id"] == .string("app"))
+        #expect(claims["scope"] == .string("read") && claims["iss"] == .string("http://127.0.0.1:8080"))
+        #expect(claims["iat"] == .number(t0.timeIntervalSince1970))
+        #expect(claims["exp"] == .number(t0.timeIntervalSince1970 + 60))
+
+        let jwks = h.send("GET", "/.well-known/jwks.json")
+        let document = try JSONDecoder().decode([String: JSONValue].self, from: Data(jwks.response.body))
+        guard case .array(let keys)? = document["keys"], case .object(let key)? = keys.first else {
+            Issue.record("no key in \(document)")
+            return
+        }
+        #expect(key["kty"] == .string("OKP") && key["crv"] == .string("Ed25519") && key["kid"] == header["kid"])
+        let x = try #require(key["x"]?.text)
+        var padded = x.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while padded.count % 4 != 0 { padded += "=" }
+        let publicKey = try Curve25519.Signing.PublicKey(rawRepresentation: try #require(Data(base64Encoded: padded)))
+        var signature = String(parts[2]).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while signature.count % 4 != 0 { signature += "=" }
+        let signed = Data("\(parts[0]).\(parts[1])".utf8)
+        #expect(publicKey.isValidSignature(try #require(Data(base64Encoded: signature)), for: signed))
+
+        let metadata = h.send("GET", "/.well-known/oauth-authorization-server")
+        #expect(metadata.response.bodyText.contains(#""jwks_uri":"http://127.0.0.1:8080/.well-known/jwks.json""#))
+        #expect(h.send(authorization: "Bearer \(token)").verdict == .bearerOK)
+        h.now = t0.addingTimeInterval(60)
+        #expect(h.send(authorization: "Bearer \(token)").verdict == .bearerExpired, "the store's expiry, the exp claim's")
+    }
+
+    @Test func aChangedClaimIsAnUnknownToken() throws {
+        var h = Harness(try load(Self.yaml))
+        let token = try login(&h)
+        let parts = token.split(separator: ".")
+        var claims = try decode(parts[1])
+        claims["scope"] = .string("read admin")
+        let forged = parts[0] + "." + Base64.encode(Array(JSONValue.object(claims).json.utf8), urlSafe: true) + "." + parts[2]
+        #expect(h.send(authorization: "Bearer \(forged)").verdict == .bearerUnknownToken)
+    }
+
+    @Test func theSameSeedIssuesTheSameTokens() throws {
+        var one = Harness(try load(Self.yaml))
+        var two = Harness(try load(Self.yaml))
+        #expect(try login(&one) == login(&two))
+        #expect(one.send("GET", "/.well-known/jwks.json").response.body == two.send("GET", "/.well-known/jwks.json").response.body)
     }
 }

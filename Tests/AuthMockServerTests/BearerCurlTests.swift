@@ -15,18 +15,19 @@ struct BearerCurlTests {
 
     func bearer(_ token: String) -> [String] { ["-H", "Authorization: Bearer \(token)"] }
 
-    /// curl gets a token from the endpoint (client credentials, Basic client authentication) and a 200 with it;
-    /// the token expires with its lifetime on the server's own clock.
+    /// curl gets a token from the endpoint (client credentials, Basic client authentication; a JWT in
+    /// bearer.yaml) and a 200 with it; the token expires with its lifetime on the server's own clock.
     @Test func clientCredentialsTokenThenResource() async throws {
         var scenario = try shipped("bearer.yaml")
-        scenario.oauth?.accessToken.lifetime = 1
+        // Long enough for the first use under a loaded test run, short enough to wait for.
+        scenario.oauth?.accessToken.lifetime = 8
         try await withServer(scenario) { server in
             let issued = try await curl(["-u", "app:app-secret", "-d", "grant_type=client_credentials", server.url + "oauth/token"])
             #expect(issued.status == 200)
             let token = try #require(try json(issued.body)["access_token"]?.text)
             let granted = try await curl(bearer(token) + [server.url + "admin"])
             #expect(granted.status == 200 && granted.body == "Admin area for app.\n")
-            try await Task.sleep(for: .milliseconds(1100))
+            try await Task.sleep(for: .milliseconds(8200))
             let expired = try await curl(bearer(token) + [server.url])
             #expect(expired.status == 401)
             #expect(server.journal.last?.verdict == .bearerExpired)

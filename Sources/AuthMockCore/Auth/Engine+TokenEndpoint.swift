@@ -23,6 +23,9 @@ extension Engine {
             }
         }
         guard request.method == "GET" || request.method == "HEAD" else { return nil }
+        if path == Self.jwksPath, let signer = tokenSigner {
+            return metadata(jwks(signer), "the token signing key (RFC 7517 JWK Set)")
+        }
         if path == Self.authorizationServerMetadataPath, let oauth = scenario.oauth {
             return metadata(authorizationServer(oauth), "the authorization server's metadata (RFC 8414)")
         }
@@ -61,6 +64,7 @@ extension Engine {
         if let scope = oauth.scope {
             document["scopes_supported"] = .array(Self.scopeTokens(scope).map(JSONValue.string))
         }
+        if tokenSigner != nil { document["jwks_uri"] = .string(url + Self.jwksPath) }
         return document
     }
 
@@ -256,7 +260,10 @@ extension Engine {
         subject: String, client: String, scope: [String]?, family: Int?, oauth: OAuthSettings, now: Date,
         random: inout some RandomNumberGenerator
     ) -> String {
-        let token = "at_" + Base64.encode(random.bytes(24), urlSafe: true)
+        let token =
+            tokenSigner.map {
+                jwt(signer: $0, subject: subject, client: client, scope: scope, oauth: oauth, now: now, random: &random)
+            } ?? "at_" + Base64.encode(random.bytes(24), urlSafe: true)
         scenarioState.tokens.insert(
             access: token,
             TokenStore.Access(

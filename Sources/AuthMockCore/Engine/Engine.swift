@@ -62,6 +62,8 @@ public struct Engine: Sendable {
     let serverCookies: [SetCookie]
     /// The users' static Bearer tokens, by digest (``TokenStore/key(_:)``), to the user's name.
     let staticTokens: [TokenStore.Key: String]
+    /// Signs the JWT access tokens of `oauth.access-token.format: jwt`; nil otherwise.
+    let tokenSigner: Ed25519Key?
 
     /// What changes while the scenario is served, for every connection alike: users, nonces, timeline.
     var scenarioState: ScenarioState
@@ -103,6 +105,8 @@ public struct Engine: Sendable {
         self.hasCryptHashes = scenario.users.contains { if case .crypt? = $0.stored { true } else { false } }
         self.serverCookies = scenario.setCookies
         self.staticTokens = Self.staticTokens(of: scenario)
+        // Drawn last, and only for JWTs, so that every other scenario's seeded draws stay as they were.
+        self.tokenSigner = scenario.oauth?.accessToken.format == .jwt ? Ed25519Key(seed: random.bytes(32)) : nil
         self.scenarioState = ScenarioState(
             nonces: NonceStore(capacity: scenario.nonce.remember), users: scenario.users.map { UserRecord(user: $0) }
         )

@@ -70,11 +70,22 @@ public struct AccessTokenPolicy: Sendable, Equatable {
     public var lifetime: Double?
     /// Requests a token serves before it expires; nil: any number.
     public var uses: Int?
+    public var format: AccessTokenFormat
 
-    public init(lifetime: Double? = 3600, uses: Int? = nil) {
+    public init(lifetime: Double? = 3600, uses: Int? = nil, format: AccessTokenFormat = .opaque) {
         self.lifetime = lifetime
         self.uses = uses
+        self.format = format
     }
+}
+
+/// What an issued access token looks like to the client.
+public enum AccessTokenFormat: String, Sendable, Equatable, CaseIterable {
+    /// `at_` and 32 random base64url characters: it says nothing.
+    case opaque
+    /// A JWT (RFC 9068's access token profile, `typ: at+jwt`) signed with EdDSA (Ed25519, RFC 8037): `iss`,
+    /// `sub`, `aud`, `client_id`, `scope`, `iat`, `exp`, `jti`; the key at `/.well-known/jwks.json`.
+    case jwt
 }
 
 /// What happens to a refresh token once used.

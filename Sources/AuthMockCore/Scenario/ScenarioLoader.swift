@@ -96,7 +96,7 @@ public enum ScenarioLoader {
         ],
         "oauth": ["token-path", "clients", "grants", "scope", "access-token", "refresh-token"],
         "oauth client": ["id", "secret", "scope"],
-        "oauth.access-token": ["lifetime", "uses"],
+        "oauth.access-token": ["lifetime", "uses", "format"],
         "oauth.refresh-token": ["rotate", "reuse-detection"],
     ]
 }

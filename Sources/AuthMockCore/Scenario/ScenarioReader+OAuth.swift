@@ -56,6 +56,13 @@ extension ScenarioReader {
         {
             if let lifetime = token["lifetime"] { settings.accessToken.lifetime = duration(lifetime, "lifetime") }
             settings.accessToken.uses = token["uses"].flatMap { int($0, "uses", in: 1...1_000_000_000) }
+            if let node = token["format"], let name = string(node, "format") {
+                if let format = AccessTokenFormat(rawValue: name) {
+                    settings.accessToken.format = format
+                } else {
+                    report(node, "access token format '\(name)' is not known", hint: "write opaque or jwt")
+                }
+            }
         }
         if let refreshNode = fields["refresh-token"],
             let refresh = mapping(
