@@ -55,6 +55,15 @@ extension CheckRunnerTests {
         ),
     ]
 
+    /// A 401 without a challenge: a client that keys its refresh on `invalid_token` passes; one that refreshes on
+    /// any 401 is informational, never fail.
+    @Test func bareUnauthorizedTellsTheRefreshPoliciesApart() async throws {
+        let keyed = try only(try await check(Self.oauthClient(), "oauth.401-without-challenge"))
+        #expect(keyed.verdict == .pass, "\(keyed.findings)")
+        let any = try only(try await check(Self.oauthClient("--refresh-on-any-401"), "oauth.401-without-challenge"))
+        #expect(any.verdict == .informational, "\(any.findings)")
+    }
+
     /// A client that never speaks Bearer or OAuth (curl with a user and password) is unimplemented on them,
     /// never passed: a pass needs the behaviour.
     @Test(arguments: ["bearer.static-token", "bearer.expired-token", "oauth.password-grant", "oauth.refresh-fails"])

@@ -18,6 +18,7 @@ Wrong on purpose:
   --no-single-flight      every thread that meets invalid_token refreshes
   --refresh-loop N        refreshes up to N times while the refresh is refused
   --keep-old-refresh      ignores the rotated refresh token and presents the first one again
+  --refresh-on-any-401    refreshes on a 401 whatever its challenge says (informational, not wrong)
 """
 import base64, http.client, json, os, ssl, sys, threading, urllib.parse
 
@@ -117,7 +118,8 @@ def fetch(tokens, url):
         if status == 403 and scope_tries > 0:
             scope_tries -= 1
             continue
-        if status == 401 and 'error="invalid_token"' in challenge and tokens.endpoint and not renewed \
+        expired = 'error="invalid_token"' in challenge or flag("--refresh-on-any-401")
+        if status == 401 and expired and tokens.endpoint and not renewed \
                 and not flag("--no-refresh"):
             renewed = True
             if tokens.renew(generation):
