@@ -58,11 +58,18 @@ public enum PercentEncoding {
 
     /// `%XX` sequences decoded; nil when one is malformed or the bytes are not UTF-8.
     public static func decode(_ text: String) -> String? {
+        decode(text.utf8, plusIsSpace: false)
+    }
+
+    /// `%XX` sequences decoded, and with `plusIsSpace` (form encoding) `+` as a space; nil when an escape is
+    /// malformed or the bytes are not UTF-8.
+    static func decode(_ encoded: some Collection<UInt8>, plusIsSpace: Bool) -> String? {
         var bytes: [UInt8] = []
-        var iterator = text.utf8.makeIterator()
+        bytes.reserveCapacity(encoded.count)
+        var iterator = encoded.makeIterator()
         while let byte = iterator.next() {
             guard byte == UInt8(ascii: "%") else {
-                bytes.append(byte)
+                bytes.append(plusIsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
                 continue
             }
             guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
