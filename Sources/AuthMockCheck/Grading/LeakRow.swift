@@ -20,6 +20,8 @@ public struct LeakRow: Sendable, Codable, Equatable, Hashable {
         case userinfo
         case netrc
         case socks
+        /// A Bearer access token the client was given (`{token}`), sent by its Bearer mechanism.
+        case bearerToken = "bearer-token"
 
         /// The summary table's row heading.
         public var title: String {
@@ -33,6 +35,7 @@ public struct LeakRow: Sendable, Codable, Equatable, Hashable {
             case .userinfo: "user:password in the URL"
             case .netrc: "netrc"
             case .socks: "SOCKS5 username and password"
+            case .bearerToken: "Bearer access token"
             }
         }
     }
