@@ -78,6 +78,42 @@ struct CLITests {
         #expect(entries.map(\.seq) == [1, 2, 3, 4])
     }
 
+    /// A Bearer scenario's banner says where the token endpoint is and prints a curl command that gets a
+    /// token, and one that uses it; the ready line has the endpoint; the banner's command works as printed.
+    @Test func bearerBannerAndReadyLine() async throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.binary)
+        process.arguments = ["serve", repositoryRoot.appendingPathComponent("scenarios/oauth-refresh.yaml").path, "--port", "0"]
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try launch(process)
+        defer { if process.isRunning { process.terminate() } }
+        let line = try await Task.detached { () -> String in
+            var bytes: [UInt8] = []
+            while let byte = try out.fileHandleForReading.read(upToCount: 1)?.first, byte != UInt8(ascii: "\n") { bytes.append(byte) }
+            return String(decoding: bytes, as: UTF8.self)
+        }.value
+        let ready = try JSONDecoder().decode(ReadyInfo.self, from: Data(line.utf8))
+        let tokenURL = try #require(ready.oauth?.tokenURL)
+        #expect(tokenURL == ready.url + "oauth/token" && ready.oauth?.grants == ["password", "refresh_token"])
+        // The banner's command, word for word (none of its words needs the shell's quotes here).
+        let issued = try await curl([
+            "-s", "-u", "app:app-secret", "-d", "grant_type=password", "-d", "username=alice", "-d", "password=wonderland",
+            tokenURL,
+        ])
+        #expect(issued.status == 200 && issued.body.contains(#""token_type":"Bearer""#))
+        kill(process.processIdentifier, SIGTERM)
+        let stderr = await Task.detached { err.fileHandleForReading.readDataToEndOfFile() }.value
+        process.waitUntilExit()
+        let banner = String(decoding: stderr, as: UTF8.self)
+        #expect(banner.contains("token      \(tokenURL)  (grants password, refresh_token)"), "\(banner)")
+        #expect(banner.contains(
+            "get token  curl -u app:app-secret -d grant_type=password -d username=alice -d password=wonderland \(tokenURL)"
+        ), "\(banner)")
+        #expect(banner.contains("try        curl -H 'Authorization: Bearer ACCESS_TOKEN' \(ready.url)"), "\(banner)")
+    }
+
     /// An invalid scenario: exit status 2 and file:line:column diagnostics, and nothing is served.
     @Test func invalidScenarioExits2() async throws {
         let directory = try Self.temporaryDirectory()
