@@ -93,13 +93,16 @@ class Tokens:
             return False
 
 
-def fetch(tokens, url):
+def fetch(tokens, url, first=None):
+    """One fetch; `first` is the (generation, access token) to start with, taken before the threads' start."""
     tries, scope_tries = number("--retry-401", 0), number("--retry-403", 0)
     renewed = False
     origin = urllib.parse.urlsplit(url)[:2]
     while True:
-        generation = tokens.generation
-        token = tokens.refresh if flag("--send-refresh-token") and tokens.refresh else tokens.access
+        generation, token = first or (tokens.generation, tokens.access)
+        first = None
+        if flag("--send-refresh-token") and tokens.refresh:
+            token = tokens.refresh
         headers, target = {}, url
         same = urllib.parse.urlsplit(url)[:2] == origin
         if token and (same or flag("--keep-auth-on-redirect")):
@@ -133,13 +136,21 @@ def main():
     url = os.environ["AUTHMOCK_URL"]
     codes, lock = [], threading.Lock()
 
+    parallel = int(os.environ.get("AUTHMOCK_PARALLEL", "1"))
+    start = threading.Barrier(parallel)
+
     def worker():
+        # Every thread's first request carries the token it held when they started, as requests already in
+        # flight do: parallel requests meet an expired token at once whatever the scheduling.
+        first = (tokens.generation, tokens.access)
+        start.wait()
         for _ in range(int(os.environ.get("AUTHMOCK_REPEAT", "1"))):
-            status = fetch(tokens, url)
+            status = fetch(tokens, url, first)
+            first = None
             with lock:
                 codes.append(status)
 
-    threads = [threading.Thread(target=worker) for _ in range(int(os.environ.get("AUTHMOCK_PARALLEL", "1")))]
+    threads = [threading.Thread(target=worker) for _ in range(parallel)]
     for thread in threads:
         thread.start()
     for thread in threads:
