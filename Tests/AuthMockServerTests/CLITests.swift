@@ -45,11 +45,7 @@ struct CLITests {
         defer { if process.isRunning { process.terminate() } }
 
         // The ready line is the first (and only) line on stdout.
-        let line = try await Task.detached { () -> String in
-            var bytes: [UInt8] = []
-            while let byte = try out.fileHandleForReading.read(upToCount: 1)?.first, byte != UInt8(ascii: "\n") { bytes.append(byte) }
-            return String(decoding: bytes, as: UTF8.self)
-        }.value
+        let line = try await firstLine(of: out)
         let ready = try JSONDecoder().decode(ReadyInfo.self, from: Data(line.utf8))
         #expect(ready.scenario == "digest")
         #expect(ready.port > 0)
@@ -89,11 +85,7 @@ struct CLITests {
         process.standardError = err
         try launch(process)
         defer { if process.isRunning { process.terminate() } }
-        let line = try await Task.detached { () -> String in
-            var bytes: [UInt8] = []
-            while let byte = try out.fileHandleForReading.read(upToCount: 1)?.first, byte != UInt8(ascii: "\n") { bytes.append(byte) }
-            return String(decoding: bytes, as: UTF8.self)
-        }.value
+        let line = try await firstLine(of: out)
         let ready = try JSONDecoder().decode(ReadyInfo.self, from: Data(line.utf8))
         let tokenURL = try #require(ready.oauth?.tokenURL)
         #expect(tokenURL == ready.url + "oauth/token" && ready.oauth?.grants == ["password", "refresh_token"])
@@ -161,11 +153,7 @@ struct CLITests {
         process.standardOutput = out
         process.standardError = err
         try launch(process)
-        let line = try await Task.detached { () -> String in
-            var bytes: [UInt8] = []
-            while let byte = try out.fileHandleForReading.read(upToCount: 1)?.first, byte != UInt8(ascii: "\n") { bytes.append(byte) }
-            return String(decoding: bytes, as: UTF8.self)
-        }.value
+        let line = try await firstLine(of: out)
         return (process, try JSONDecoder().decode(ReadyInfo.self, from: Data(line.utf8)), err)
     }
 

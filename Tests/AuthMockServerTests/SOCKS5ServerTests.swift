@@ -174,13 +174,7 @@ struct SOCKS5ServerTests {
         process.standardError = err
         try launch(process)
         defer { if process.isRunning { process.terminate() } }
-        let line = try await Task.detached { () -> String in
-            var bytes: [UInt8] = []
-            while let byte = try out.fileHandleForReading.read(upToCount: 1)?.first, byte != UInt8(ascii: "\n") {
-                bytes.append(byte)
-            }
-            return String(decoding: bytes, as: UTF8.self)
-        }.value
+        let line = try await firstLine(of: out)
         let ready = try JSONDecoder().decode(ReadyInfo.self, from: Data(line.utf8))
         #expect(ready.socks5?.url == "socks5h://127.0.0.1:\(free)")
         let ok = try await curl(["--proxy", "socks5h://127.0.0.1:\(free)", "--proxy-user", "mole:tunnel", ready.url])

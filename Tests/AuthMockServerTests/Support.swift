@@ -12,6 +12,18 @@ import Glibc
 
 let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
+/// The first line a started process writes to `pipe` (the ready line of `authmock serve`), read byte by byte
+/// off the cooperative pool, without its newline.
+func firstLine(of pipe: Pipe) async throws -> String {
+    try await Task.detached { () -> String in
+        var bytes: [UInt8] = []
+        while let byte = try pipe.fileHandleForReading.read(upToCount: 1)?.first, byte != UInt8(ascii: "\n") {
+            bytes.append(byte)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }.value
+}
+
 func shipped(_ name: String) throws -> Scenario {
     let path = repositoryRoot.appendingPathComponent("scenarios/\(name)").path
     return try ScenarioLoader.load(yaml: String(contentsOfFile: path, encoding: .utf8), file: name, files: .fileSystem)
