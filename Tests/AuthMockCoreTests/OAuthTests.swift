@@ -399,3 +399,17 @@ struct JWTAccessTokenTests {
         #expect(one.send("GET", "/.well-known/jwks.json").response.body == two.send("GET", "/.well-known/jwks.json").response.body)
     }
 }
+
+/// The token store's bound: a full store forgets its older half before it keeps a new token.
+struct TokenStoreTests {
+    @Test func aFullStoreForgetsTheOlderHalf() {
+        var store = TokenStore(capacity: 4)
+        for n in 1...5 {
+            store.insert(access: "at-\(n)", TokenStore.Access(subject: "alice", scope: nil, issuedAt: t0))
+            store.insert(refresh: "rt-\(n)", TokenStore.Refresh(subject: "alice", client: "app", scope: nil, family: 1))
+        }
+        #expect((1...5).map { store.access[TokenStore.key("at-\($0)")] != nil } == [false, false, true, true, true])
+        #expect((1...5).map { store.refresh[TokenStore.key("rt-\($0)")] != nil } == [false, false, true, true, true])
+        #expect(store.access[TokenStore.key("at-5")]?.serial == 9, "numbered in issue order, both kinds together")
+    }
+}

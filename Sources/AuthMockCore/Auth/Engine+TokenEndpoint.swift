@@ -270,7 +270,7 @@ extension Engine {
                 subject: subject, client: client, scope: scope, issuedAt: now,
                 expiresAt: oauth.accessToken.lifetime.map { now.addingTimeInterval($0) },
                 usesLeft: oauth.accessToken.uses,
-                family: family, serial: 0
+                family: family
             ))
         return token
     }
@@ -281,7 +281,7 @@ extension Engine {
         let token = "rt_" + Base64.encode(random.bytes(32), urlSafe: true)
         scenarioState.tokens.insert(
             refresh: token,
-            TokenStore.Refresh(subject: subject, client: client, scope: scope, family: family, serial: 0)
+            TokenStore.Refresh(subject: subject, client: client, scope: scope, family: family)
         )
         return token
     }

@@ -26,7 +26,8 @@ struct TokenStore: Sendable, Equatable {
         var family: Int?
         /// Expired by the timeline (`expire-tokens`).
         var expired = false
-        var serial: Int
+        /// Its place in issue order (``TokenStore/insert(access:_:)`` sets it), for forgetting the oldest.
+        var serial = 0
     }
 
     /// A refresh token's record.
@@ -37,7 +38,8 @@ struct TokenStore: Sendable, Equatable {
         var family: Int
         /// Exchanged already: rotation retired it, and presenting it again is reuse.
         var used = false
-        var serial: Int
+        /// Its place in issue order, set by ``TokenStore/insert(refresh:_:)``.
+        var serial = 0
     }
 
     typealias Key = [UInt8]
@@ -66,19 +68,24 @@ struct TokenStore: Sendable, Equatable {
     }
 
     mutating func insert(access token: String, _ record: Access) {
-        if access.count >= capacity { access = Self.newerHalf(of: access, serial: \.serial) }
-        var record = record
-        issued += 1
-        record.serial = issued
-        access[Self.key(token)] = record
+        Self.insert(record, for: token, serial: \.serial, into: &access, issued: &issued, capacity: capacity)
     }
 
     mutating func insert(refresh token: String, _ record: Refresh) {
-        if refresh.count >= capacity { refresh = Self.newerHalf(of: refresh, serial: \.serial) }
+        Self.insert(record, for: token, serial: \.serial, into: &refresh, issued: &issued, capacity: capacity)
+    }
+
+    /// Numbers `record` in issue order and keeps it by its token's digest, first forgetting the older half of
+    /// `table` when it is full.
+    private static func insert<Record>(
+        _ record: Record, for token: String, serial: WritableKeyPath<Record, Int>, into table: inout [Key: Record],
+        issued: inout Int, capacity: Int
+    ) {
+        if table.count >= capacity { table = newerHalf(of: table, serial: { $0[keyPath: serial] }) }
         var record = record
         issued += 1
-        record.serial = issued
-        refresh[Self.key(token)] = record
+        record[keyPath: serial] = issued
+        table[key(token)] = record
     }
 
     mutating func updateAccess(_ key: Key, _ change: (inout Access) -> Void) {
