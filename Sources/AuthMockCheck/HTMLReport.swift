@@ -29,7 +29,7 @@ extension Reports {
         let definitions = Dictionary(
             (cases ?? []).map { ($0.id, $0.definition) }, uniquingKeysWith: { first, _ in first }
         )
-        var files: [String: String] = ["style.css": HTMLSite.stylesheet]
+        var files: [String: String] = ["style.css": HTMLStyle.stylesheet]
         files["index.html"] = HTMLSite.index(suites, notes: notes, cells: cells, title: title)
         for suite in suites {
             for report in suite.cases {

@@ -1,6 +1,7 @@
-/// The site's one stylesheet, `style.css`.
-extension HTMLSite {
-    static let stylesheet = """
+/// The one stylesheet of authmock's HTML: the conformance report's `style.css` and the live page's
+/// (`serve`'s `/_authmock/style.css`), so that both read alike, dark mode included.
+public enum HTMLStyle {
+    public static let stylesheet = """
         :root {
           --text: #1d2126; --muted: #5f6b76; --bg: #ffffff; --panel: #f5f7f9; --line: #d9dee3;
           --pass: #1a7f37; --pass-bg: #dcf5e3; --warn: #8a5a00; --warn-bg: #fff1c9; --info: #0b5cad; --info-bg: #dcebfb;
