@@ -76,7 +76,8 @@ struct LivePageTests {
         #expect(first.lowerBound < second.lowerBound)
         #expect(html.contains("<td><code>alice</code></td><td><code>wonderland</code></td><td>enabled</td>"))
         #expect(html.contains("data-last=\"2\""))
-        #expect(html.contains("user <code>alice</code> · password ••••••••••"))
+        // The password decoded and masked until revealed.
+        #expect(html.contains("<dt>user</dt><dd><code>alice</code></dd><dt>password</dt><dd><details class=\"secret\">"))
         #expect(html.contains("basic.ok"))
         // The control request itself is not journaled.
         #expect(h.journal.entries.count == 2)

@@ -24,6 +24,7 @@ extension Engine {
             status: response.status, credentials: credentials,
             challenges: challenges.isEmpty ? nil : Self.journaled(challenges)
         )
+        entry.responseHeaders = Self.journaled(response.headers)
         entry.leaks = Self.leaks(in: request, hop: hop, foreignUsers: foreignUsers)
         if verdict == .bearerRefreshToken {
             entry.leaks = (entry.leaks ?? []) + ["a refresh token was sent to the resource server"]
@@ -55,6 +56,17 @@ extension Engine {
         return kept
     }
 
+    /// The answer's fields as the journal keeps them: shared with the response (no copy) unless a hostile
+    /// answer needs them bounded like ``journaled(_:)-([String])``; nil when there are none.
+    static func journaled(_ fields: [HeaderField]) -> [HeaderField]? {
+        if fields.isEmpty { return nil }
+        guard fields.count > 32 || fields.contains(where: { $0.value.utf8.count > 512 }) else { return fields }
+        let values = journaled(fields.prefix(32).map(\.value))
+        var kept = zip(fields.prefix(32), values).map { HeaderField($0.name, $1) }
+        if fields.count > 32 { kept.append(HeaderField("…", "\(fields.count - 32) more fields")) }
+        return kept
+    }
+
     /// Records a request the shell refused (unparseable, headers or body too large, a header timeout, a proxy
     /// target the proxy may not reach), so that no exchange goes unjournaled. The answer says
     /// `Connection: close`; ``EnginePair/reject(_:connection:hop:status:verdict:detail:close:now:)`` decides
@@ -74,6 +86,7 @@ extension Engine {
         )
         // A refusal records the body's size, not its hash: the hash is for bodies the engine judged.
         entry.bodySHA256 = nil
+        entry.responseHeaders = Self.journaled(response.headers)
         entry = append(consume entry, to: &journal)
         return Exchange(response: response, entry: entry)
     }

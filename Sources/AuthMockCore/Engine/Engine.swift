@@ -127,6 +127,8 @@ public struct Engine: Sendable {
             decision.response = Self.plain(status: 500, "500 Internal Server Error: a scenario fault (server-error)\n")
             decision.response.fault = effect
         }
+        // Before the journal shares the fields (``JournalEntry/responseHeaders``): appending later would copy them.
+        decision.response.headers.append(HeaderField("X-Authmock-Verdict", decision.verdict.rawValue))
         let entry = record(
             request: request, now: now, credentials: decision.credentials, verdict: decision.verdict,
             detail: decision.detail, response: decision.response, journal: &journal
@@ -134,7 +136,6 @@ public struct Engine: Sendable {
         if let user = decision.authenticatedUser {
             events += recordSuccess(of: user, now: now, journal: &journal)
         }
-        decision.response.headers.append(HeaderField("X-Authmock-Verdict", decision.verdict.rawValue))
         let actions = rotationActions(after: request)
         // The renewed certificate only reaches new connections: closing this one makes the client's next
         // request meet it, as a pinned client must (a real renewal reaches clients as their connections age).

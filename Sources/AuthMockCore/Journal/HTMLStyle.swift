@@ -3,10 +3,10 @@
 public enum HTMLStyle {
     public static let stylesheet = """
         :root {
-          --text: #1d2126; --muted: #5f6b76; --bg: #ffffff; --panel: #f5f7f9; --line: #d9dee3;
-          --pass: #1a7f37; --pass-bg: #dcf5e3; --warn: #8a5a00; --warn-bg: #fff1c9; --info: #0b5cad; --info-bg: #dcebfb;
+          --text: #1d2126; --muted: #525d67; --bg: #ffffff; --panel: #f5f7f9; --line: #d9dee3;
+          --pass: #156a2e; --pass-bg: #dcf5e3; --warn: #8a5a00; --warn-bg: #fff1c9; --info: #0b5cad; --info-bg: #dcebfb;
           --off: #5f6b76; --off-bg: #eceff2; --fail: #b42318; --fail-bg: #fde2df; --error: #7a1fa2; --error-bg: #f1dcf8;
-          --chosen: #1d2126; --chosen-text: #ffffff; --focus: #0b5cad; --quoted: #b42318;
+          --chosen: #1d2126; --chosen-text: #ffffff; --focus: #0b5cad;
         }
         @media (prefers-color-scheme: dark) {
           :root {
@@ -15,7 +15,7 @@ public enum HTMLStyle {
         --info-bg: #132c47;
             --off: #9aa5b1; --off-bg: #262c31; --fail: #ff8a80; --fail-bg: #431a17; --error: #d8a4f0; \
         --error-bg: #35173f;
-            --chosen: #e6e9ec; --chosen-text: #15181b; --focus: #79b8ff; --quoted: #ff8a80;
+            --chosen: #e6e9ec; --chosen-text: #15181b; --focus: #79b8ff;
           }
         }
         * { box-sizing: border-box; }
@@ -42,6 +42,8 @@ public enum HTMLStyle {
         .v-unimplemented, .v-skip { color: var(--off); background: var(--off-bg); }
         .v-fail { color: var(--fail); background: var(--fail-bg); }
         .v-error { color: var(--error); background: var(--error-bg); }
+        .glyph { font-family: "DejaVu Sans", "Segoe UI Symbol", "Noto Sans Symbols 2", sans-serif; \
+        font-variant-emoji: text; font-weight: 700; }
         .badge { display: inline-block; padding: 0 0.45rem; border-radius: 0.3rem; font-weight: 600; \
         white-space: nowrap; }
         .legend ul { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: 0.3rem 1.2rem; }
@@ -77,7 +79,7 @@ public enum HTMLStyle {
 
         /* Notes per client. */
         .notes article { margin-bottom: 1.5rem; }
-        .note p { white-space: pre-line; background: var(--panel); border-left: 3px solid var(--line); \
+        .note p, .note ul { background: var(--panel); border-left: 3px solid var(--line); \
         padding: 0.4rem 0.7rem; margin: 0.4rem 0; }
         .why .links { margin: 0.3rem 0; } .notable .why { margin: 0.2rem 0 0.4rem 1rem; \
         } .why.stale, p.stale { color: var(--fail); }
@@ -101,8 +103,28 @@ public enum HTMLStyle {
         ul.checks .state { font-size: 0.8rem; text-transform: uppercase; letter-spacing: 0.03em; color: var(--muted); }
         ul.checks .grade { font-size: 0.8rem; border: 1px solid var(--line); border-radius: 0.3rem; padding: 0 0.3rem; }
         ul.checks .detail { margin: 0.25rem 0 0 1.1rem; white-space: pre-wrap; word-break: break-word; }
-        .findings li { white-space: pre-wrap; word-break: break-word; margin: 0.3rem 0; }
-        .findings li.observation { color: var(--info); }
+        .verdict-line { display: flex; flex-wrap: wrap; gap: 0.3rem 0.6rem; align-items: baseline; }
+        .verdict-line .decisive { margin: 0; flex: 1 1 20rem; font-weight: 600; overflow-wrap: anywhere; }
+        ol.findings > li { margin: 0.45rem 0; overflow-wrap: anywhere; padding-left: 0.2rem; }
+        ol.findings > li + li { border-top: 1px solid var(--line); padding-top: 0.45rem; }
+        ol.findings .expected { font-weight: 600; }
+        ol.findings .counts, ul.notable ul.findings { font-size: 0.85em; color: var(--muted); }
+        ul.notable ul.findings { margin: 0.1rem 0 0.3rem; padding-left: 1.2rem; overflow-wrap: anywhere; }
+        li.observation { color: var(--info); overflow-wrap: anywhere; }
+        nav.others { margin: 0.3rem 0; display: flex; flex-wrap: wrap; gap: 0.3rem; align-items: center; }
+        nav.others a { border-radius: 0.3rem; padding: 0 0.4rem; text-decoration: none; }
+        dl.run { display: grid; grid-template-columns: max-content 1fr; gap: 0.1rem 0.8rem; margin: 0.4rem 0; \
+        color: var(--muted); }
+        dl.run dt { font-weight: 600; } dl.run dd { margin: 0; overflow-wrap: anywhere; }
+        .scroll { overflow-x: auto; max-width: 100%; }
+        .reproduce pre.command { user-select: all; }
+        @media (max-width: 600px) {
+          body { padding: 0.5rem 0.6rem 2rem; font-size: 14px; }
+          table.matrix th.case { min-width: 11rem; }
+          table.matrix th.case .title { display: none; }
+          table.headers th { width: auto; white-space: normal; }
+          details.exchange, li.entry .verdict, li.entry .leak, li.entry .fault { margin-left: 0; }
+        }
 
         /* The journal (JournalHTML's markup, shared with `serve`'s live page). */
         ol.journal { list-style: none; padding: 0; }
@@ -110,7 +132,30 @@ public enum HTMLStyle {
         word-break: break-word; }
         li.entry.ok { border-left-color: var(--pass); }
         li.entry.challenge { border-left-color: var(--warn); }
-        li.entry.refused { border-left-color: var(--fail); }
+        li.entry.rejected { border-left-color: var(--fail); border-left-style: double; border-left-width: 6px; \
+        background: var(--fail-bg); }
+        li.entry.refused { border-left-color: var(--fail); border-left-style: dashed; }
+        li.entry.counted { box-shadow: 0 0 0 2px var(--focus); }
+        li.entry .counted-by { float: right; font-size: 0.8rem; color: var(--focus); font-weight: 600; }
+        li.entry .tone { font-size: 0.8rem; text-transform: uppercase; letter-spacing: 0.03em; }
+        li.entry.rejected .tone { color: var(--fail); font-weight: 700; }
+        li.entry .protocol { color: var(--muted); }
+        details.exchange { margin: 0.3rem 0 0.2rem 1.2rem; font-size: 0.9em; }
+        details.exchange > summary { cursor: pointer; color: var(--muted); }
+        table.headers { margin: 0.3rem 0; width: 100%; max-width: 60rem; }
+        table.headers caption { text-align: left; font-weight: 600; padding: 0.2rem 0; }
+        table.headers th { text-align: left; font-weight: 600; white-space: nowrap; vertical-align: top; \
+        width: 12rem; }
+        table.headers td { overflow-wrap: anywhere; }
+        table.headers th.meta { font-weight: normal; color: var(--muted); }
+        details.secret { display: inline; }
+        details.secret > summary { display: inline; cursor: pointer; }
+        details.secret .reveal { font-size: 0.8em; text-decoration: underline; color: var(--focus); }
+        details.secret[open] .reveal { display: none; }
+        details.secret code.raw { display: block; margin-top: 0.2rem; }
+        dl.decoded { display: grid; grid-template-columns: max-content 1fr; gap: 0 0.6rem; margin: 0.3rem 0 0; }
+        dl.decoded dt { color: var(--muted); }
+        dl.decoded dd { margin: 0; overflow-wrap: anywhere; }
         li.entry .line { font-weight: 600; }
         li.entry .seq { color: var(--muted); margin-right: 0.3rem; }
         li.entry .hop { background: var(--info-bg); color: var(--info); border-radius: 0.3rem; padding: 0 0.3rem; \
@@ -120,7 +165,7 @@ public enum HTMLStyle {
         li.entry .status { font-family: ui-monospace, Menlo, Consolas, monospace; }
         li.entry.ok .status { color: var(--pass); }
         li.entry.challenge .status { color: var(--warn); }
-        li.entry.refused .status { color: var(--fail); }
+        li.entry.refused .status, li.entry.rejected .status { color: var(--fail); }
         li.entry .host, li.entry .credentials, li.entry div.challenge { font-size: 0.9em; margin-left: 1.2rem; }
         li.entry .credentials .scheme { font-weight: 600; }
         li.entry div.challenge code { color: var(--warn); }

@@ -44,6 +44,7 @@ extension JournalEntry.Fields {
         cookies = try container.decodeIfPresent([String].self, forKey: .cookies)
         socks5 = try container.decodeIfPresent(SOCKS5Facts.self, forKey: .socks5)
         connectionUser = try container.decodeIfPresent(String.self, forKey: .connectionUser)
+        responseHeaders = try container.decodeIfPresent([HeaderField].self, forKey: .responseHeaders)
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -77,6 +78,7 @@ extension JournalEntry.Fields {
         try container.encodeIfPresent(cookies, forKey: .cookies)
         try container.encodeIfPresent(socks5, forKey: .socks5)
         try container.encodeIfPresent(connectionUser, forKey: .connectionUser)
+        try container.encodeIfPresent(responseHeaders, forKey: .responseHeaders)
     }
 }
 

@@ -103,6 +103,14 @@ public struct JournalEntry: Sendable, Equatable, Codable {
     }
 
     /// The connection's TLS facts; nil on plain HTTP.
+    /// The header fields of the answer as the engine decided it (the shell adds `Content-Length`, `Date` and
+    /// the framing): at most 32 fields, each cut to 512 bytes, as ``challenges`` are. nil on entries that
+    /// answered nothing.
+    public var responseHeaders: [HeaderField]? {
+        get { box.fields.responseHeaders }
+        set { update { $0.responseHeaders = newValue } }
+    }
+
     public var tls: TLSFacts? {
         get { box.fields.tls }
         set { update { $0.tls = newValue } }
@@ -279,6 +287,7 @@ public struct JournalEntry: Sendable, Equatable, Codable {
         var detail: String?
         var status: Int
         var challenges: [String]?
+        var responseHeaders: [HeaderField]?
         var tls: TLSFacts?
         var requests: Int?
         var hop: Hop?
@@ -301,6 +310,7 @@ public struct JournalEntry: Sendable, Equatable, Codable {
             case httpProtocol = "protocol"
             case stream, reset, goaway, hostile, cookies, socks5
             case connectionUser = "connection_user"
+            case responseHeaders = "response_headers"
         }
     }
 }
