@@ -46,29 +46,37 @@ public struct Judge: Sendable {
             ? nil : expectations.implemented.first { !matcher.any(entries, matches: $0) }
         // What no knowledge of the rest of the run can make up for: the client reached the server, and met
         // the situation the case is about.
-        let unmet = situationUnmet(entries, &narrator)
+        narrator.counted = []
+        let unmet = situationUnmet(entries, &narrator).map { ($0, narrator.takeCounted()) }
         let implemented = missing == nil && unmet == nil
 
-        var failures: [(Grade, String)] = []
+        var failures: [(Grade, String, [Int])] = []
+        narrator.counted = []
         if let failure = outcomeFailure(outcome, entries, implemented: implemented, &narrator) {
-            failures.append(failure)
+            failures.append((failure.0, failure.1, narrator.takeCounted()))
         }
         var observations: [String] = []
         failures += checkFailures(entries, implemented: implemented, &narrator, observations: &observations)
-        if let leak = leakFailure(entries, &narrator) { failures.append((.fail, leak)) }
+        narrator.counted = []
+        if let leak = leakFailure(entries, &narrator) { failures.append((.fail, leak, narrator.takeCounted())) }
 
         let verdict = self.verdict(worst: failures.map(\.0).max(), implemented: implemented)
-        var findings = failures.sorted { $0.0 > $1.0 }.map(\.1)
+        var found = failures.sorted { $0.0 > $1.0 }.map { ($0.1, $0.2) }
         // Where TLS is part of the story, say what the client was shown and what it did with it.
         let observesTLS = expectations.checks.contains { $0.rule == .observe(.tlsConnections) }
-        if verdict != .pass, !observesTLS, let story = narrator.tlsStory(entries) { findings.append(story) }
+        narrator.counted = []
+        if verdict != .pass, !observesTLS, let story = narrator.tlsStory(entries) {
+            found.append((story, narrator.takeCounted()))
+        }
         if verdict == .unimplemented, let unmet {
-            findings.insert(unmet, at: 0)
+            found.insert(unmet, at: 0)
         } else if verdict == .unimplemented, let pattern = missing {
-            findings.insert(narrator.lacking(pattern, entries), at: 0)
+            narrator.counted = []
+            found.insert((narrator.lacking(pattern, entries), narrator.takeCounted()), at: 0)
         }
         return Judgement(
-            verdict: verdict, findings: findings, observations: observations, quoted: narrator.quoted.sorted()
+            verdict: verdict, findings: found.map(\.0), observations: observations,
+            quoted: narrator.quoted.sorted(), evidence: found.isEmpty ? nil : found.map(\.1)
         )
     }
 
@@ -107,9 +115,10 @@ public struct Judge: Sendable {
     /// `observations`.
     private func checkFailures(
         _ entries: [JournalEntry], implemented: Bool, _ narrator: inout Narrator, observations: inout [String]
-    ) -> [(Grade, String)] {
-        var failures: [(Grade, String)] = []
+    ) -> [(Grade, String, [Int])] {
+        var failures: [(Grade, String, [Int])] = []
         for check in expectations.checks {
+            narrator.counted = []
             switch check.rule {
             case .observe(let observation):
                 observations.append("\(check.that): \(narrator.observe(observation, entries))")
@@ -117,13 +126,13 @@ public struct Judge: Sendable {
                 // Without the feature there is nothing to sequence; the verdict says unimplemented.
                 guard implemented, let unmatched = matcher.unmatched(patterns, in: entries) else { continue }
                 let finding = narrator.unmatched(unmatched.pattern, after: unmatched.after, entries)
-                failures.append((check.grade, narrator.broken(check, finding)))
+                failures.append((check.grade, narrator.broken(check, finding), narrator.takeCounted()))
             case .count(let pattern, let min, let max, let after):
                 // Without the feature only upper bounds (loops, leaks) still mean something.
                 if !implemented, max == nil { continue }
                 let min = implemented ? min : nil
                 if let finding = countFinding(pattern, min: min, max: max, after: after, entries, &narrator) {
-                    failures.append((check.grade, narrator.broken(check, finding)))
+                    failures.append((check.grade, narrator.broken(check, finding), narrator.takeCounted()))
                 }
             }
         }

@@ -24,11 +24,27 @@ public struct Judgement: Sendable, Equatable, Codable {
     public var observations: [String]
     /// The journal entries the findings quote, by seq.
     public var quoted: [Int]
+    /// Per finding, in the same order, the seq of every entry it counts: the ones its text quotes and the
+    /// ones it leaves out. nil when there is no finding.
+    public var evidence: [[Int]]?
 
-    public init(verdict: CaseVerdict, findings: [String] = [], observations: [String] = [], quoted: [Int] = []) {
+    public init(
+        verdict: CaseVerdict, findings: [String] = [], observations: [String] = [], quoted: [Int] = [],
+        evidence: [[Int]]? = nil
+    ) {
         self.verdict = verdict
         self.findings = findings
         self.observations = observations
         self.quoted = quoted
+        self.evidence = evidence
+    }
+
+    /// Adds a finding that counts no entry of its own (a note on the judgement), first or last, keeping
+    /// ``evidence`` in step with ``findings``.
+    public mutating func add(finding: String, first: Bool = false) {
+        var counts = evidence ?? Array(repeating: [], count: findings.count)
+        findings.insert(finding, at: first ? 0 : findings.count)
+        counts.insert([], at: first ? 0 : counts.count)
+        evidence = counts
     }
 }

@@ -13,6 +13,15 @@ struct Narrator {
     let shown: String?
     /// The seq of every journal entry a finding quoted.
     var quoted: Set<Int> = []
+    /// The seq of every entry the finding being worded counts: the ones it quotes and the ones its text
+    /// leaves out (the fifth of twelve retries). ``takeCounted()`` hands them over and starts afresh.
+    var counted: Set<Int> = []
+
+    /// The entries counted since the last call, in order; the next finding starts with none.
+    mutating func takeCounted() -> [Int] {
+        defer { counted = [] }
+        return counted.sorted()
+    }
 
     // MARK: - How the client ended
 
@@ -54,6 +63,7 @@ struct Narrator {
         _ pattern: EntryPattern, after lastMatch: JournalEntry?, _ entries: [JournalEntry]
     ) -> String {
         let requests = entries.filter { $0.exchange > 0 }
+        counted.formUnion(requests.map(\.seq))
         var text = "no request was \(describe(pattern))"
         if let lastMatch {
             text += " after #\(lastMatch.seq)"
@@ -72,6 +82,7 @@ struct Narrator {
     mutating func tooMany(
         _ matched: [JournalEntry], _ pattern: EntryPattern, after: EntryPattern?, max: Int
     ) -> String {
+        counted.formUnion(matched.map(\.seq))
         let what = max == 0 ? "none expected" : "at most \(max) expected"
         return "\(matched.count) request(s) \(describe(pattern))\(scope(after)), \(what):"
             + quote(matched.prefix(4)) + (matched.count > 4 ? " …" : "")
@@ -80,7 +91,8 @@ struct Narrator {
     mutating func tooFew(
         _ matched: [JournalEntry], _ pattern: EntryPattern, after: EntryPattern?, min: Int
     ) -> String {
-        "\(matched.count) request(s) \(describe(pattern))\(scope(after)), at least \(min) expected"
+        counted.formUnion(matched.map(\.seq))
+        return "\(matched.count) request(s) \(describe(pattern))\(scope(after)), at least \(min) expected"
             + (matched.isEmpty ? "" : ":" + quote(matched.prefix(4)))
     }
 
@@ -89,7 +101,8 @@ struct Narrator {
     }
 
     mutating func leaked(_ leaking: [JournalEntry]) -> String {
-        "expected no credential to leave the case's authority; the journal recorded a leak elsewhere:"
+        counted.formUnion(leaking.map(\.seq))
+        return "expected no credential to leave the case's authority; the journal recorded a leak elsewhere:"
             + quote(leaking.prefix(3)) + (leaking.count > 3 ? " … (\(leaking.count) requests)" : "")
     }
 
@@ -120,6 +133,7 @@ struct Narrator {
         var text = ""
         for entry in entries {
             quoted.insert(entry.seq)
+            counted.insert(entry.seq)
             text += " " + Self.summary(entry, authority: authority) + ";"
         }
         return String(text.dropLast())

@@ -103,20 +103,21 @@ extension SuiteReport {
                 if judgement.verdict != .pass {
                     let cited = evidence.compactMap { $0 }.map { "\($0.use) in `\($0.id)`" }.joined(separator: " and ")
                     let finding = "the client used \(cited) in this run, so it has the scheme and this case is judged"
-                    judgement.findings.insert(finding, at: 0)
+                    judgement.add(finding: finding, first: true)
                 }
             } else {
                 judgement = gate.lacking
                 if judgement.verdict == .unimplemented {
                     let unused = zip(gate.needs, evidence).filter { $0.1 == nil }.map { $0.0.spoken }
                         .joined(separator: " or ")
-                    judgement.findings.append("no case of this run saw \(unused) from it")
+                    judgement.add(finding: "no case of this run saw \(unused) from it")
                 }
             }
             cases[index].verdict = judgement.verdict
             cases[index].findings = judgement.findings
             cases[index].observations = judgement.observations
             cases[index].quoted = judgement.quoted.isEmpty ? nil : judgement.quoted
+            cases[index].evidence = judgement.evidence
         }
     }
 }
