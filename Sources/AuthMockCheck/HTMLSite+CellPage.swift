@@ -1,8 +1,8 @@
 import AuthMockCore
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// A cell's page: the case, its expectations and how each fared, the client's run, the journal.
@@ -39,14 +39,15 @@ extension HTMLSite {
         let lacking = report.verdict == .unimplemented ? "the client never sent what the case exercises" : nil
         var rows: [Row] = []
 
-        let outcome: (that: String, prefix: String)? = switch expectations.outcome {
-        case .success:
-            ("the client succeeds (exit status 0)", "expected the client to succeed")
-        case .failure:
-            ("the client reports the failure (non-zero exit status)", "expected the client to report failure")
-        case .any:
-            nil
-        }
+        let outcome: (that: String, prefix: String)? =
+            switch expectations.outcome {
+            case .success:
+                ("the client succeeds (exit status 0)", "expected the client to succeed")
+            case .failure:
+                ("the client reports the failure (non-zero exit status)", "expected the client to report failure")
+            case .any:
+                nil
+            }
         if let outcome {
             let state: State
             if let reason = notJudgedReason() ?? lacking {
@@ -67,7 +68,8 @@ extension HTMLSite {
                 state = .notJudged(reason)
             } else if case .observe = check.rule {
                 let prefix = check.that + ": "
-                state = report.observations.first { $0.hasPrefix(prefix) }
+                state =
+                    report.observations.first { $0.hasPrefix(prefix) }
                     .map { .observed(String($0.dropFirst(prefix.count))) } ?? .notJudged("nothing observed")
             } else {
                 let prefix = "expected: \(check.that) — "
@@ -91,69 +93,174 @@ extension HTMLSite {
         return false
     }
 
+    /// Where a cell page sits: its client's run, its neighbours in that run, the same case elsewhere.
+    struct CellContext {
+        var suite: SuiteReport
+        var siteTitle: String
+        var previous: String?
+        var next: String?
+        /// The other clients' verdicts on the same case, in column order.
+        var others: [(client: String, verdict: CaseVerdict)] = []
+    }
+
     static func cellPage(
-        _ report: CaseReport, suite: SuiteReport, definition: CaseDefinition?, definitionsGiven: Bool,
-        note: ClientProfile.CellNote? = nil, siteTitle: String
+        _ report: CaseReport, context: CellContext, definition: CaseDefinition?, definitionsGiven: Bool,
+        note: ClientProfile.CellNote? = nil
     ) -> String {
         let root = "../../"
-        var body = "<nav><a href=\"\(root)index.html\">← \(escape(siteTitle))</a> · "
-            + "<a href=\"\(root)index.html#client-\(component(suite.client))\">\(escape(suite.client))</a></nav>\n"
+        let suite = context.suite
+        var body = navigation(report, context)
         body += "<header>\n<h1><code>\(escape(report.id))</code> — \(escape(report.title))</h1>\n"
         let reference = report.reference ?? definition?.reference
-        if let reference { body += "<p class=\"reference\">Reference: \(escape(reference))</p>\n" }
+        if let reference { body += "<p class=\"reference\">Reference: \(linked(reference))</p>\n" }
         body += "<p class=\"client\">Client: <strong>\(escape(suite.client))</strong>"
         if let version = suite.version { body += " <span class=\"version\">\(escape(version))</span>" }
-        body += "</p>\n<p class=\"verdict-line\">Verdict: \(badge(report.verdict))</p>\n</header>\n"
+        body += "</p>\n<div class=\"verdict-line\">\(badge(report.verdict))"
+        if let decisive = decisive(report) {
+            body +=
+                " <p class=\"decisive\">\(linked(sentence(report.findings[decisive])))"
+                + " <a href=\"#finding-\(decisive + 1)\" class=\"muted\">(finding \(decisive + 1))</a></p>"
+        }
+        body += "</div>\n</header>\n"
+        body += findings(report)
         if let note { body += why(note, report) }
 
         body += "<section class=\"expectations\">\n<h2>Expectations</h2>\n"
         if let definition {
             body += expectations(definition, report)
         } else {
-            body += definitionsGiven
+            body +=
+                definitionsGiven
                 ? "<p class=\"muted\">This case is not in the suite the report was rendered with: "
                     + "its expectations are not listed.</p>\n"
                 : "<p class=\"muted\">The report was rendered without the suite's case files: "
-                    + "the expectations are not listed. The findings below name every broken one.</p>\n"
+                    + "the expectations are not listed. The findings above name every broken one.</p>\n"
         }
         body += "</section>\n"
-
-        body += "<section class=\"findings\">\n<h2>Findings</h2>\n"
-        if report.findings.isEmpty && report.observations.isEmpty {
-            body += "<p class=\"muted\">None: nothing to report.</p>\n"
-        } else {
-            body += "<ul>\n"
-            for finding in report.findings { body += "<li class=\"finding\">\(escape(finding))</li>\n" }
-            for observation in report.observations {
-                body += "<li class=\"observation\">\(escape(observation))</li>\n"
-            }
-            body += "</ul>\n"
-        }
-        body += "</section>\n"
-
+        body += reproduce(report, suite: suite)
         body += run(report)
         body += journal(report)
-        return page(title: "\(suite.client) · \(report.id) — \(siteTitle)", root: root, body: body)
+        return page(title: "\(suite.client) · \(report.id) — \(context.siteTitle)", root: root, body: body)
     }
 
-    /// The journal's excerpt, the entries the findings quote outlined.
+    /// Back to the index, to the client's previous and next case, and to the same case's other clients.
+    static func navigation(_ report: CaseReport, _ context: CellContext) -> String {
+        let root = "../../"
+        let client = context.suite.client
+        var html =
+            "<nav aria-label=\"report\"><a href=\"\(root)index.html\">← \(escape(context.siteTitle))</a> · "
+            + "<a href=\"\(root)index.html#client-\(component(client))\">\(escape(client))</a>"
+        if let previous = context.previous {
+            html +=
+                " · <a rel=\"prev\" href=\"\(escape(component(previous))).html\">← previous: "
+                + "<code>\(escape(previous))</code></a>"
+        }
+        if let next = context.next {
+            html +=
+                " · <a rel=\"next\" href=\"\(escape(component(next))).html\">next: <code>\(escape(next))</code> →</a>"
+        }
+        html += "</nav>\n"
+        if !context.others.isEmpty {
+            html += "<nav class=\"others\" aria-label=\"the same case, other clients\">Same case, other clients: "
+            html += context.others.map { other in
+                "<a href=\"../\(escape(component(other.client)))/\(escape(component(report.id))).html\""
+                    + " class=\"\(verdictClass(other.verdict))\">\(mark(other.verdict)) \(escape(other.client))"
+                    + "<span class=\"hidden\"> (\(escape(other.verdict.rawValue)))</span></a>"
+            }.joined(separator: " ")
+            html += "</nav>\n"
+        }
+        return html
+    }
+
+    /// The finding that decided the verdict: the first that counts journal entries (notes such as "the client
+    /// used Digest in another case" count none), else the first.
+    static func decisive(_ report: CaseReport) -> Int? {
+        guard !report.findings.isEmpty else { return nil }
+        let evidence = report.evidence ?? []
+        return report.findings.indices.first { $0 < evidence.count && !evidence[$0].isEmpty } ?? 0
+    }
+
+    /// A finding's sentence without the journal lines it quotes (`…, at most 2 expected: #2 GET / …`): up to
+    /// the first quote, with `…` when something was cut.
+    static func sentence(_ finding: String) -> String {
+        guard let quote = finding.firstMatch(of: #/[:;] (?:last in the journal: |the client sent: )?\#[0-9]+ /#) else {
+            return finding
+        }
+        return String(finding[..<quote.range.lowerBound]) + " …"
+    }
+
+    /// The findings, numbered, one per line, each with the entries it counts; then the observations.
+    static func findings(_ report: CaseReport) -> String {
+        var html = "<section class=\"findings\">\n<h2>Findings</h2>\n"
+        if report.findings.isEmpty && report.observations.isEmpty {
+            return html + "<p class=\"muted\">None: nothing to report.</p>\n</section>\n"
+        }
+        let shown = Set(report.journal.map(\.seq))
+        if !report.findings.isEmpty {
+            html += "<ol class=\"findings\">\n"
+            for (index, finding) in report.findings.enumerated() {
+                html += "<li class=\"finding\" id=\"finding-\(index + 1)\">\(findingText(finding, report))"
+                let counted = (report.evidence ?? []).indices.contains(index) ? report.evidence![index] : []
+                if !counted.isEmpty {
+                    html +=
+                        "<div class=\"counts\">counts \(counted.count) entr\(counted.count == 1 ? "y" : "ies"): "
+                        + counted.map { shown.contains($0) ? "<a href=\"#e\($0)\">#\($0)</a>" : "#\($0)" }
+                        .joined(separator: ", ") + "</div>"
+                }
+                html += "</li>\n"
+            }
+            html += "</ol>\n"
+        }
+        if !report.observations.isEmpty {
+            html +=
+                "<ul class=\"observations\">\n"
+                + report.observations.map { "<li class=\"observation\">\(linked($0))</li>\n" }.joined() + "</ul>\n"
+        }
+        return html + "</section>\n"
+    }
+
+    /// A finding as HTML: `expected: THAT — WHAT` with the expectation set apart, references linked, and
+    /// each `#N` the journal excerpt holds linked to its entry.
+    static func findingText(_ finding: String, _ report: CaseReport) -> String {
+        let shown = Set(report.journal.map(\.seq))
+        func entries(_ text: String) -> String {
+            var html = ""
+            var rest = Substring(text)
+            while let match = rest.firstMatch(of: /(^|[ (\[;:])#([0-9]+)\b/) {
+                html += linked(String(rest[..<match.range.lowerBound])) + escape(String(match.1))
+                let seq = Int(match.2) ?? -1
+                html += shown.contains(seq) ? "<a href=\"#e\(seq)\">#\(seq)</a>" : "#\(match.2)"
+                rest = rest[match.range.upperBound...]
+            }
+            return html + linked(String(rest))
+        }
+        if finding.hasPrefix("expected: "), let dash = finding.firstRange(of: " — ") {
+            let that = finding[finding.index(finding.startIndex, offsetBy: 10)..<dash.lowerBound]
+            return "<span class=\"expected\">expected: \(escape(String(that)))</span> — "
+                + entries(String(finding[dash.upperBound...]))
+        }
+        return entries(finding)
+    }
+
+    /// The journal's excerpt, every entry whole; the ones the findings count marked with their findings.
     static func journal(_ report: CaseReport) -> String {
         var html = "<section class=\"exchanges\">\n<h2>Journal</h2>\n"
+        var counted: [Int: [Int]] = [:]
+        for (index, seqs) in (report.evidence ?? []).enumerated() {
+            for seq in seqs { counted[seq, default: []].append(index + 1) }
+        }
         if !report.journal.isEmpty {
             var note = "\(report.journal.count) entr\(report.journal.count == 1 ? "y" : "ies") kept in the report"
-            note += " (the first \(CheckRunner.journalExcerpt) and every one a finding quotes)"
-            if let quoted = report.quoted, !quoted.isEmpty {
-                note += "; quoted by the findings: "
-                    + quoted.map { "<a href=\"#e\($0)\">#\($0)</a>" }.joined(separator: ", ")
+            note += " (the first \(CheckRunner.journalExcerpt) and every one a finding counts)"
+            if !counted.isEmpty {
+                note += "; outlined: the \(counted.count) the findings count"
             }
-            html += "<p class=\"muted\">\(note).</p>\n"
+            html += "<p class=\"muted\">\(note). Credentials are masked: <em>reveal</em> shows them.</p>\n"
         }
-        if let quoted = report.quoted, !quoted.isEmpty {
-            html += "<style>\n" + quoted.map { "#e\($0)" }.joined(separator: ", ")
-                + " { outline: 2px solid var(--quoted); outline-offset: 2px; }\n</style>\n"
-        }
-        html += report.journal.isEmpty
-            ? "<p class=\"empty\">No request reached the server.</p>\n" : JournalHTML.entries(report.journal)
+        html +=
+            report.journal.isEmpty
+            ? "<p class=\"empty\">No request reached the server.</p>\n"
+            : JournalHTML.entries(report.journal, counted: counted)
         return html + "</section>\n"
     }
 
@@ -162,9 +269,11 @@ extension HTMLSite {
     static func why(_ note: ClientProfile.CellNote, _ report: CaseReport) -> String {
         var html = "<section class=\"why\">\n<h2>Why</h2>\n"
         guard note.holds(for: report) else {
-            html += "<p class=\"stale\">The profile's <code>cells:</code> entry explains \(badge(note.verdict)),"
+            html +=
+                "<p class=\"stale\">The profile's <code>cells:</code> entry explains \(badge(note.verdict)),"
                 + " but the run says \(badge(report.verdict)): "
-            html += "its explanation is left out until it is updated"
+            html +=
+                "its explanation is left out until it is updated"
                 + " (<code>authmock matrix</code> reports it and fails).</p>\n"
             return html + "</section>\n"
         }
@@ -181,14 +290,16 @@ extension HTMLSite {
             let judge = Judge(expectations: definition.expectations, authority: "the case's host")
             let needs = definition.expectations.implemented.map { "a request " + judge.describe($0) }
                 .joined(separator: "; and ")
-            html += "<p class=\"gate\">Judged when the client sends \(escape(needs));"
+            html +=
+                "<p class=\"gate\">Judged when the client sends \(escape(needs));"
                 + " a client that never does has not implemented what the case exercises.</p>\n"
         }
         switch report.verdict {
         case .skip: html += "<p class=\"muted\">The case was skipped: the checks were not judged.</p>\n"
         case .error: html += "<p class=\"muted\">The runner could not judge the case: the checks were not judged.</p>\n"
         case .unimplemented:
-            html += "<p class=\"muted\">The client did not implement what the case exercises:"
+            html +=
+                "<p class=\"muted\">The client did not implement what the case exercises:"
                 + " only the bounds that hold for any client (loops, leaks) were judged.</p>\n"
         default: break
         }
@@ -198,88 +309,29 @@ extension HTMLSite {
         }
         html += "<ul class=\"checks\">\n"
         for row in rows {
-            let (state, mark, label, detail): (String, String, String, String?) = switch row.state {
-            case .held: ("held", "✔", "held", nil)
-            case .broken(let what): ("broken", "✘", "broken", what)
-            case .notJudged(let why): ("not-judged", "–", "not judged", why)
-            case .observed(let what): ("observed", "ℹ", "observed", what)
-            }
-            html += "<li class=\"check \(state)\"><span class=\"mark\" title=\"\(label)\">\(mark)</span>"
+            let (state, mark, label, detail): (String, String, String, String?) =
+                switch row.state {
+                case .held: ("held", "✓", "held", nil)
+                case .broken(let what): ("broken", "✘", "broken", what)
+                case .notJudged(let why): ("not-judged", "–", "not judged", why)
+                case .observed(let what): ("observed", "i", "observed", what)
+                }
+            html +=
+                "<li class=\"check \(state)\"><span class=\"mark\" title=\"\(label)\">\(mark)</span>"
                 + " <span class=\"state\">\(label)</span>"
             html += " <span class=\"that\">\(escape(row.that))</span>"
             if let grade = row.grade {
-                html += " <span class=\"grade\" title=\"the case's verdict when this is broken\">"
+                html +=
+                    " <span class=\"grade\" title=\"the case's verdict when this is broken\">"
                     + "if broken: \(escape(grade))</span>"
             }
-            if let detail { html += "<div class=\"detail\">\(escape(detail))</div>" }
+            if case .broken = row.state, let index = report.findings.firstIndex(where: { $0.hasSuffix(detail ?? "") }) {
+                html += " <a class=\"detail\" href=\"#finding-\(index + 1)\">finding \(index + 1)</a>"
+            } else if let detail {
+                html += "<div class=\"detail\">\(escape(detail))</div>"
+            }
             html += "</li>\n"
         }
         return html + "</ul>\n"
-    }
-
-    /// The client's command, how it ended, and the tails of its output.
-    static func run(_ report: CaseReport) -> String {
-        var html = "<section class=\"run\">\n<h2>The client's run</h2>\n"
-        if let command = report.command {
-            let line = command.map(shellQuoted).joined(separator: " ")
-            html += "<h3>Command</h3>\n<pre class=\"command\">\(escape(line))</pre>\n"
-        } else {
-            html += "<p class=\"muted\">The client was not run for this case.</p>\n"
-        }
-        if let outcome = report.outcome {
-            let ended = outcome.timedOut
-                ? "killed after its timeout"
-                : outcome.exitStatus.map { "exited \($0)" } ?? "ended on a signal"
-            html += "<p class=\"outcome\">It \(ended) after \(TextFormat.fixed(outcome.seconds, places: 2)) s.</p>\n"
-        }
-        for (name, text) in [("stdout", report.stdout), ("stderr", report.stderr)] {
-            guard let text else { continue }
-            let (shown, dropped) = tail(text)
-            let cut = " <span class=\"muted\">(the last lines; \(dropped) line(s) before them not shown)</span>"
-            html += "<h3>\(name)" + (dropped > 0 ? cut : "") + "</h3>\n"
-            html += text.isEmpty
-                ? "<p class=\"muted\">(empty)</p>\n" : "<pre class=\"\(name)\">\(escape(shown))</pre>\n"
-        }
-        return html + "</section>\n"
-    }
-
-    static let tailLines = 80
-    static let tailCharacters = 12_000
-
-    /// The end of a client's output: its last ``tailLines`` lines, at most ``tailCharacters`` characters,
-    /// and how many lines were left out.
-    static func tail(_ text: String) -> (String, Int) {
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        var kept = lines.suffix(tailLines).joined(separator: "\n")
-        var dropped = max(0, lines.count - tailLines)
-        if kept.count > tailCharacters {
-            kept = String(kept.suffix(tailCharacters))
-            dropped = lines.count - kept.split(separator: "\n", omittingEmptySubsequences: false).count
-        }
-        return (kept, dropped)
-    }
-
-    /// An argument as a shell would need it, so that the command can be pasted.
-    static func shellQuoted(_ argument: String) -> String {
-        let plain = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./_-".unicodeScalars)
-        if !argument.isEmpty, argument.unicodeScalars.allSatisfy(plain.contains) { return argument }
-        // Control characters (a `-w '%{http_code}\n'`) as bash's $'…', so the command stays on one line.
-        if argument.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
-            var quoted = "$'"
-            for scalar in argument.unicodeScalars {
-                switch scalar {
-                case "\n": quoted += "\\n"
-                case "\t": quoted += "\\t"
-                case "\r": quoted += "\\r"
-                case "'": quoted += "\\'"
-                case "\\": quoted += "\\\\"
-                case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                    quoted += "\\x" + TextFormat.hex(scalar.value, width: 2)
-                default: quoted.unicodeScalars.append(scalar)
-                }
-            }
-            return quoted + "'"
-        }
-        return "'" + argument.replacing("'", with: "'\\''") + "'"
     }
 }

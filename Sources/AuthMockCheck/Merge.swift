@@ -60,7 +60,7 @@ public enum ReportMerge {
                 }
             }
             var whole = parts[0]
-            whole.shard = nil
+            (whole.shard, whole.seconds) = (nil, parts.compactMap(\.seconds).max())
             whole.started = parts.map(\.started).min() ?? whole.started
             whole.cases = cases.sorted { $0.id < $1.id }
             whole.settleSchemeGates()

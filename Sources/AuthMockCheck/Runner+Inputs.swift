@@ -20,6 +20,8 @@ extension CheckRunner {
         var environment: [String: String]
         /// `host:port` of the URL.
         var authority: String
+        /// The AUTHMOCK_* variables the client got, by name (the cell page's reproduce block).
+        var variables: [String: String] = [:]
     }
 
     /// Variables that would send the client's loopback requests elsewhere: never inherited.
@@ -52,7 +54,10 @@ extension CheckRunner {
         environment.merge(profile.environment(values: named)) { $1 }
 
         let authority = URLComponents(string: values[.url]!).map { "\($0.host ?? ""):\($0.port ?? 0)" } ?? ""
-        return Inputs(values: named, given: Set(given.map(\.rawValue)), environment: environment, authority: authority)
+        return Inputs(
+            values: named, given: Set(given.map(\.rawValue)), environment: environment, authority: authority,
+            variables: Dictionary(uniqueKeysWithValues: values.map { ($0.key.environmentName, $0.value) })
+        )
     }
 
     /// What the case asks the client to fetch, and how: always given.

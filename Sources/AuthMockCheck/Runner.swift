@@ -21,12 +21,17 @@ public struct CaseReport: Sendable, Codable, Equatable {
     public var outcome: ClientOutcome?
     /// The command as run (after placeholders were filled).
     public var command: [String]?
+    /// The AUTHMOCK_* variables the client was given, by name: what reproducing the cell by hand needs.
+    public var inputs: [String: String]?
     public var stdout: String?
     public var stderr: String?
     /// The case's journal: the first ``CheckRunner/journalExcerpt`` entries and every entry a finding quotes.
     public var journal: [JournalEntry]
     /// The seq of the entries the findings quote.
     public var quoted: [Int]?
+    /// Per finding (same order as ``findings``), the seq of every entry it counts, quoted or not: what the
+    /// HTML report highlights. The journal excerpt keeps them, up to ``CheckRunner/evidenceKept``.
+    public var evidence: [[Int]]?
     /// The schemes the client sent credentials of in this case (`Digest`, `proxy Basic`): evidence for
     /// other cases' ``SchemeGate``.
     public var schemesUsed: [SchemeUse]?
@@ -64,6 +69,13 @@ public struct SuiteReport: Sendable, Codable, Equatable {
     public var version: String?
     public var authmock: String
     public var started: String
+    /// The machine the run was on: its host name and operating system.
+    public var host: String?
+    /// How long the run took, in seconds (for merged shards: the longest shard).
+    public var seconds: Double?
+    /// The `authmock check` arguments that name the suite and the client (`--client curl`, or `--` and the
+    /// command): with `--case ID`, the command that runs one cell again.
+    public var invocation: [String]?
     /// `2/4` when the run was one shard of the suite (`--shard`); nil for a whole run.
     public var shard: String?
     public var cases: [CaseReport]
@@ -117,6 +129,8 @@ public struct CheckRunner: Sendable {
 
     /// Journal entries kept per case in reports.
     public static let journalExcerpt = 60
+    /// Entries counted by findings kept beyond the excerpt: a loop of thousands is shown by its first 200.
+    public static let evidenceKept = 200
     /// Journal entries a case's server keeps for the judge: a client looping at full speed until its
     /// timeout may send more, and then the judgement says so.
     public static let journalCapacity = 200_000
@@ -135,7 +149,8 @@ public struct CheckRunner: Sendable {
     /// Runs the cases, `jobs` at a time, and settles the verdicts that depend on the whole run
     /// (``SchemeGate``). Reports come back in the order of `cases`; progress comes as cases finish.
     public func run(_ cases: [ConformanceCase]) async -> SuiteReport {
-        let started = Date.ISO8601FormatStyle().format(Date())
+        let startedAt = Date()
+        let started = Date.ISO8601FormatStyle().format(startedAt)
         let work = ScratchDirectory.unique("authmock-check")
         try? FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: work) }
@@ -163,7 +178,10 @@ public struct CheckRunner: Sendable {
                     var report = await run(cases[index], in: caseDirectory, warm: warm)
                     let quoted = (report.quoted ?? [])
                         + (report.gate.map { $0.lacking.quoted + $0.having.quoted } ?? [])
-                    report.journal = Self.excerpt(report.journal, keeping: Set(quoted))
+                    let counted = ((report.evidence ?? []) + (report.gate?.having.evidence ?? [])).joined()
+                    report.journal = Self.excerpt(
+                        report.journal, keeping: Set(quoted).union(Set(counted).sorted().prefix(Self.evidenceKept))
+                    )
                     return (index, report)
                 }
             }
@@ -186,6 +204,7 @@ public struct CheckRunner: Sendable {
             client: profile.name, version: version, authmock: authmockVersion, started: started,
             shard: shard?.description, cases: reports.compactMap { $0 }
         )
+        (suite.host, suite.seconds) = (Self.hostDescription, (Date().timeIntervalSince(startedAt) * 10).rounded() / 10)
         suite.settleSchemeGates()
         return suite
     }
@@ -251,7 +270,7 @@ public struct CheckRunner: Sendable {
 
         var report = judged(item, journal, evicted: evicted, outcome: result.outcome, inputs: inputs, timeout: timeout)
         report.outcome = result.outcome
-        report.command = command
+        (report.command, report.inputs) = (command, inputs.variables)
         report.stdout = result.stdout
         report.stderr = result.stderr
         return report
@@ -278,8 +297,8 @@ public struct CheckRunner: Sendable {
         if evicted > 0 {
             let note = "the client made so many requests that the first \(evicted) journal entries were dropped;"
                 + " the judgement covers the last \(journal.count)"
-            judgement.findings.append(note)
-            having?.findings.append(note)
+            judgement.add(finding: note)
+            having?.add(finding: note)
         }
         var report = Self.report(item, judgement: judgement, journal: journal)
         report.schemesUsed = Self.schemeEvidence(item, journal)
@@ -299,12 +318,19 @@ public struct CheckRunner: Sendable {
         )
     }
 
+    /// `name (Linux 6.1…)`: where the run was, for the report's header.
+    static var hostDescription: String {
+        let info = ProcessInfo.processInfo
+        return "\(info.hostName) (\(info.operatingSystemVersionString))"
+    }
+
     /// A case's report from the judge's verdict on its journal.
     static func report(_ item: ConformanceCase, judgement: Judgement, journal: [JournalEntry]) -> CaseReport {
         var report = Self.report(item, verdict: judgement.verdict)
         report.findings = judgement.findings
         report.observations = judgement.observations
         report.quoted = judgement.quoted.isEmpty ? nil : judgement.quoted
+        report.evidence = judgement.evidence
         report.journal = journal
         return report
     }

@@ -80,7 +80,13 @@ extension AuthMockCommand {
             let text = Reports.matrix(suites, notes: notes, cells: cells, guide: guideText)
             if let html {
                 do {
-                    try Check.writeSite(Reports.html(suites, cases: cases, notes: notes, cells: cells), to: html)
+                    let links = reports.map {
+                        Reports.SiteLink(label: URL(fileURLWithPath: $0).lastPathComponent,
+                                         href: Check.relativePath(to: $0, from: html))
+                    }
+                    try Check.writeSite(
+                        Reports.html(suites, cases: cases, notes: notes, cells: cells, links: links), to: html
+                    )
                 } catch {
                     printError("authmock matrix: cannot write the HTML report to \(html): \(error)")
                     throw ExitCode(2)
