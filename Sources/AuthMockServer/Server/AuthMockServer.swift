@@ -126,6 +126,7 @@ public final class AuthMockServer: Sendable {
         }
         engines.setControlGuard(controlGuard())
         engines.setLinks(links)
+        engines.setTryWhere(ReadyInfo(server: self).tryWhere)
         logger.info("listening", metadata: ["url": "\(url)", "scenario": "\(scenario.name)"])
     }
 
