@@ -4,7 +4,8 @@ import Testing
 
 @testable import AuthMockServer
 
-/// `serve`'s live page over the network: announced in the banner and the ready line.
+/// `serve`'s live page over the network: announced in the ready line, and its own requests are not
+/// client connections.
 @Suite struct LivePageServerTests {
     /// The ready line says where the live page is.
     @Test func theReadyLineHasTheLivePage() async throws {
@@ -26,5 +27,24 @@ import Testing
         let stderr = await Task.detached { err.fileHandleForReading.readDataToEndOfFile() }.value
         process.waitUntilExit()
         #expect(String(decoding: stderr, as: UTF8.self).contains("\n  live page  \(ready.url)_authmock/  "))
+    }
+
+    /// Connections that only ever asked the control plane (a browser loading the page, its stylesheet and
+    /// its polls, each on a connection of its own here) take no number: the first client's is connection 1.
+    @Test func thePagesConnectionsAreNotCounted() async throws {
+        try await withServer(try shipped("basic.yaml")) { (server: AuthMockServer) async throws in
+            let page = server.url + "_authmock/"
+            #expect(try await curl([page]).status == 200)
+            #expect(try await curl([page + "style.css"]).status == 200)
+            #expect(try await curl([page + "?after=0", page + "?after=0"]).status == 200)
+            #expect(try await curl(["-u", "alice:wonderland", server.url]).status == 200)
+            #expect(try await curl(["-u", "alice:wrong", server.url]).status == 401)
+            let entries = server.journal
+            #expect(entries.map(\.connection) == [1, 2])
+            #expect(entries.map(\.exchange) == [1, 1])
+            // A control request on a client's connection keeps the client's number for the next exchange.
+            #expect(try await curl([page, "-u", "alice:wonderland", server.url]).status == 200)
+            #expect(server.journal.last?.connection == 3)
+        }
     }
 }

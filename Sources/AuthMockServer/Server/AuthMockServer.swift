@@ -215,8 +215,8 @@ public final class AuthMockServer: Sendable {
         let pipelines = self.pipelines
         return try await listen(host: host, port: port) { [self] channel in
             channel.eventLoop.makeCompletedFuture {
-                guard let id = admit(channel) else { return }
-                try pipelines.configureOrigin(channel, id: id, tls: tls)
+                guard admit(channel) != nil else { return }
+                try pipelines.configureOrigin(channel, id: nil, tls: tls)
             }
         }
     }
@@ -226,8 +226,8 @@ public final class AuthMockServer: Sendable {
         let pipelines = self.pipelines
         return try await listen(host: host, port: port) { [self] channel in
             channel.eventLoop.makeCompletedFuture {
-                guard let id = admit(channel) else { return }
-                try pipelines.configureProxy(channel, id: id, tls: tls)
+                guard admit(channel) != nil else { return }
+                try pipelines.configureProxy(channel, id: pipelines.registry.allocateID(), tls: tls)
             }
         }
     }
@@ -237,8 +237,8 @@ public final class AuthMockServer: Sendable {
         let pipelines = self.pipelines
         return try await listen(host: host, port: port) { [self] channel in
             channel.eventLoop.makeCompletedFuture {
-                guard let id = admit(channel) else { return }
-                try pipelines.configureSOCKS5(channel, id: id, settings: settings)
+                guard admit(channel) != nil else { return }
+                try pipelines.configureSOCKS5(channel, id: pipelines.registry.allocateID(), settings: settings)
             }
         }
     }
