@@ -47,4 +47,24 @@ import Testing
             #expect(server.journal.last?.connection == 3)
         }
     }
+
+    /// Over TLS too: the page's connection journals no `tls.*` entry and takes no number; a client's that
+    /// failed its handshake does take one.
+    @Test func overTLSThePagesConnectionIsNotCountedEither() async throws {
+        var scenario = try shipped("basic.yaml")
+        scenario.tls = TLSSettings(identity: .selfSigned)
+        try await withServer(scenario) { (server: AuthMockServer) async throws in
+            let caFile = try #require(server.tls?.caFile)
+            #expect(try await curl(["--cacert", caFile, server.url + "_authmock/"]).status == 200)
+            _ = await server.waitForConnectionsToClose()
+            #expect(server.journal.isEmpty)
+            #expect(try await curl(["--cacert", caFile, "-u", "alice:wonderland", server.url]).status == 200)
+            _ = try await curl([server.url])  // refuses the self-signed certificate
+            _ = await server.waitForConnectionsToClose()
+            let journal = server.journal
+            #expect(journal.first { $0.method != nil }?.connection == 1)
+            #expect(journal.filter { $0.method == nil }.map(\.connection) == [1, 2])
+            #expect(journal.last?.verdict == .tlsHandshakeFailed)
+        }
+    }
 }
