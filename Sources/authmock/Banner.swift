@@ -60,82 +60,21 @@ struct Banner {
             return [
                 "  control    \(ready.control)  (loopback only; token optional: Authorization: Bearer \(token))",
                 "  journal    curl -s \(ready.journal)",
+                "  live page  \(ready.live ?? ready.control)  (open it in a browser: the journal as it grows)",
             ]
         }
         return [
             "  control    \(ready.control)  needs Authorization: Bearer \(token) (not loopback only);"
                 + " POSTs need Content-Type: application/json",
             "  journal    curl -s -H \(header) \(ready.journal)",
+            "  live page  \(ready.live ?? ready.control)  (beyond loopback it needs the token too)",
         ]
     }
 
-    /// A curl command that asks the token endpoint for a token: client credentials when it takes them,
-    /// else the first user's password.
-    var tokenCommand: String? {
-        guard let oauth = ready.oauth, let client = oauth.clients.first else { return nil }
-        var words = ["curl"]
-        if let tls = ready.tls { words += ["--cacert", Self.shellQuote(tls.caFile)] }
-        if let secret = client.secret {
-            words += ["-u", Self.shellQuote("\(client.id):\(secret)")]
-        } else {
-            words += ["-d", Self.shellQuote("client_id=\(client.id)")]
-        }
-        if oauth.grants.contains("client_credentials") {
-            words += ["-d", "grant_type=client_credentials"]
-        } else if let user = scenario.users.first(where: \.knowsPassword), oauth.grants.contains("password") {
-            words += ["-d", "grant_type=password", "-d", Self.shellQuote("username=\(user.name)"),
-                      "-d", Self.shellQuote("password=\(user.password)")]
-        } else {
-            return nil
-        }
-        return (words + [Self.shellQuote(oauth.tokenURL)]).joined(separator: " ")
-    }
-
-    /// A curl command that authenticates as the first user against the first protected path.
-    var curlCommand: String? {
-        guard let user = scenario.users.first else { return nil }
-        let resource = scenario.resources.first(where: \.protected) ?? scenario.resources.first
-        let path = resource.map { $0.path.hasSuffix("*") ? String($0.path.dropLast()) : $0.path } ?? "/"
-        let schemes = Set(scenario.challenges.compactMap(\.authScheme))
-        let flag: String
-        switch (schemes.contains(.basic), schemes.contains(.digest)) {
-        case (true, true): flag = "--anyauth"
-        case (false, true): flag = "--digest"
-        default: flag = "--basic"
-        }
-        if scenario.challenges.first?.authScheme == .bearer {
-            let staticToken = scenario.users.first { $0.token != nil }?.token
-            guard let token = staticToken ?? (ready.oauth != nil ? "ACCESS_TOKEN" : nil) else { return nil }
-            var words = ["curl"]
-            if let tls = ready.tls { words += ["--cacert", Self.shellQuote(tls.caFile)] }
-            words += ["-H", Self.shellQuote("Authorization: Bearer \(token)")]
-            return (words + [Self.shellQuote(ready.url + String(path.dropFirst()))]).joined(separator: " ")
-        }
-        var words = ["curl"]
-        if let proxy = ready.proxy {
-            words += ["-x", proxy.url]
-            if let tls = proxy.tls { words += ["--proxy-cacert", Self.shellQuote(tls.caFile)] }
-            if let user = proxy.users.first {
-                words += ["--proxy-anyauth", "--proxy-user", Self.shellQuote("\(user.name):\(Self.password(user))")]
-            }
-        }
-        switch scenario.http2.mode {
-        case .only: words.append("--http2")
-        case .priorKnowledge: words.append("--http2-prior-knowledge")
-        case .off, .offer: break
-        }
-        if let tls = ready.tls {
-            words += ["--cacert", Self.shellQuote(tls.caFile)]
-            if let client = tls.clientCerts?[user.name] {
-                words += ["--cert", Self.shellQuote(client.certFile), "--key", Self.shellQuote(client.keyFile)]
-            }
-        }
-        words += [
-            flag, "-u", Self.shellQuote("\(user.name):\(Self.password(user))"),
-            Self.shellQuote(ready.url + String(path.dropFirst())),
-        ]
-        return words.joined(separator: " ")
-    }
+    /// The `get token` and `try` commands, built where the live page builds them too.
+    var commands: TryCommands { TryCommands(scenario: scenario, where: ready.tryWhere) }
+    var tokenCommand: String? { commands.token }
+    var curlCommand: String? { commands.curl }
 
     /// `alice / wonderland`, `bob (token bob-admin-token)`, or for a user from a file
     /// `alice (bcrypt, users.htpasswd:3)`.
@@ -146,16 +85,5 @@ struct Banner {
         return "\(user.name) (\(stored.scheme)\(user.source.map { ", " + $0 } ?? ""))"
     }
 
-    /// The password for the try-command; a placeholder when only a hash is known.
-    static func password(_ user: User) -> String {
-        user.knowsPassword ? user.password : "PASSWORD"
-    }
-
-    static func shellQuote(_ text: String) -> String {
-        let safe = text.unicodeScalars.allSatisfy {
-            $0.isASCII
-                && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "@%+=:,./-_".unicodeScalars.contains($0))
-        }
-        return safe ? text : "'" + text.replacing("'", with: "'\\''") + "'"
-    }
+    static func shellQuote(_ text: String) -> String { TryCommands.shellQuote(text) }
 }

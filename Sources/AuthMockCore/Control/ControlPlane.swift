@@ -12,7 +12,8 @@ import Foundation
 ///
 /// | route | methods | answer |
 /// |---|---|---|
-/// | `/_authmock/` | GET, HEAD | the live page (``Engine/page(_:journal:)``) |
+/// | `/_authmock/[?after=N]` | GET, HEAD | the live page (``Engine/page(_:journal:)``), or its entries after N |
+/// | `/_authmock/style.css` | GET, HEAD | the live page's stylesheet (the report's, ``HTMLStyle``) |
 /// | `/_authmock/journal[?since=N]` | GET | the retained journal entries newer than N |
 /// | `/_authmock/reset` | POST | both engines and the journal start over |
 /// | `/_authmock/tls` | GET | the shell's TLS description (404 without TLS) |
@@ -56,6 +57,7 @@ public enum ControlPlane {
         Route(match: [.prefix("proxy/users")], answer: proxyUsers),
         Route(match: [.exact("users"), .prefix("users/")], answer: users),
         Route(match: [.exact("")], answer: page),
+        Route(match: [.exact("style.css")], answer: style),
         Route(match: [.exact("tls")], answer: tls),
         Route(match: [.exact("tls/rotate")], answer: rotate),
         Route(match: [.exact("journal")], answer: journal),
@@ -102,7 +104,8 @@ public enum ControlPlane {
     }
 
     static func notFound(_ path: String) -> String {
-        "404 Not Found: no control endpoint \(path) (have: GET /_authmock/ (the live page), GET /_authmock/journal, "
+        "404 Not Found: no control endpoint \(path) (have: GET /_authmock/ (the live page), "
+            + "GET /_authmock/style.css, GET /_authmock/journal, "
             + "POST /_authmock/reset, GET /_authmock/tls, POST /_authmock/tls/rotate, GET /_authmock/users, "
             + "POST /_authmock/users/NAME)\n"
     }
@@ -140,6 +143,12 @@ public enum ControlPlane {
         let journal = pair.journal
         return pair.onEngine(hop) { engine, _, _ in Exchange(response: engine.page(request, journal: journal)) }
             ?? EnginePair.noProxy
+    }
+
+    static func style(_ pair: inout EnginePair, _ hop: Hop, _ request: Request, _ endpoint: Substring, _ now: Date)
+        -> Exchange
+    {
+        pair.onEngine(hop) { engine, _, _ in Exchange(response: engine.pageStyle(request)) } ?? EnginePair.noProxy
     }
 
     static func tls(_ pair: inout EnginePair, _ hop: Hop, _ request: Request, _ endpoint: Substring, _ now: Date)

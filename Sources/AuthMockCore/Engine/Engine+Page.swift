@@ -5,34 +5,69 @@ import Foundation
 #endif
 
 extension Engine {
+    /// How many entries the first page renders, newest first; the older ones are in `/_authmock/journal`.
+    static let pageEntries = 200
+    /// How many entries one `?after=N` answer carries at most (the newest): the script keeps no more than this
+    /// many in the list either, so a page left open all day stays small.
+    static let pageListCap = 500
+
     /// `GET /_authmock/`: the live page a person opens while debugging a client against `serve` — the
     /// scenario's links, TLS facts and users with their current passwords, and the journal newest first,
-    /// rendered by ``JournalHTML`` as the conformance report renders a cell's exchanges. A few lines of
-    /// script poll `GET /_authmock/?since=N`, which answers the newer entries as HTML list items.
+    /// rendered by ``JournalHTML`` as the conformance report renders a cell's exchanges. Its script
+    /// (``pageScript``) polls `GET /_authmock/?after=N` (`?since=N` is the same), which answers the newer
+    /// entries as HTML list items; it is styled by `GET /_authmock/style.css` (``HTMLStyle``, the report's).
     func page(_ request: Request, journal: Journal) -> Response {
         guard request.method == "GET" || request.method == "HEAD" else { return Self.methodNotAllowed(allow: "GET") }
         let entries = journal.entries
-        if let since = Self.queryItem("since", in: request.target).flatMap(Int.init) {
-            let newer = entries.filter { $0.seq > since }.reversed().map(JournalHTML.entry).joined()
-            return Self.html(newer)
+        let cursor = Self.queryItem("after", in: request.target) ?? Self.queryItem("since", in: request.target)
+        if let after = cursor.flatMap(Int.init) {
+            return Self.html(Self.listItems(entries, after: after))
         }
+        let shown = entries.suffix(Self.pageEntries)
         var html = """
             <!DOCTYPE html>
             <html lang="en"><head><meta charset="utf-8"><title>authmock — \(JournalHTML.escape(scenario.name))</title>
             <meta name="viewport" content="width=device-width, initial-scale=1">
-            <style>\(Self.pageStyle)</style></head>
-            <body><h1>authmock — <span id="scenario">\(JournalHTML.escape(scenario.name))</span></h1>
+            <link rel="icon" href="data:,"><link rel="stylesheet" href="style.css"></head>
+            <body><main><h1>authmock — <span id="scenario">\(JournalHTML.escape(scenario.name))</span></h1>
 
             """
         if !scenario.description.isEmpty {
             html += "<p class=\"description\">\(JournalHTML.escape(scenario.description))</p>\n"
         }
-        html += "<section id=\"facts\"><h2>Where it listens</h2><dl>\n"
+        html += facts() + usersTable()
+        html += "<section id=\"exchanges\" aria-labelledby=\"journal-title\">"
+            + "<h2 id=\"journal-title\">Journal, newest first</h2>\n" + Self.controls
+        html += "<p id=\"status\" role=\"status\">Live: asking for new entries every second.</p>\n"
+        let older = entries.count - shown.count
+        if older > 0 || journal.evicted > 0 {
+            html += "<p class=\"note\" id=\"older\">The newest \(shown.count) entries; \(older) older ones are in "
+                + "<a href=\"journal\"><code>\(ControlPlane.prefix)journal</code></a>"
+                + (journal.evicted > 0 ? ", and \(journal.evicted) were dropped from memory" : "") + ".</p>\n"
+        }
+        if entries.isEmpty { html += emptyState() }
+        html += "<ol class=\"journal\" id=\"journal\" data-last=\"\(entries.last?.seq ?? 0)\" "
+            + "data-cap=\"\(Self.pageListCap)\" aria-labelledby=\"journal-title\">\n"
+        html += shown.reversed().map(JournalHTML.entry).joined()
+        html += "</ol></section></main>\n<script>\(Self.pageScript)</script>\n</body></html>\n"
+        return Self.html(html)
+    }
+
+    /// The entries after `seq`, newest first, as list items: at most ``pageListCap``, the newest.
+    static func listItems(_ entries: [JournalEntry], after seq: Int) -> String {
+        let newer = entries.reversed().prefix { $0.seq > seq }
+        return newer.prefix(pageListCap).map(JournalHTML.entry).joined()
+    }
+
+    /// The links the scenario is served at, and its TLS facts.
+    func facts() -> String {
+        var html = "<section id=\"facts\"><h2>Where it listens</h2><dl>\n"
         for name in Self.linkNames {
             guard let link = links[name] else { continue }
             html += "<dt>\(JournalHTML.escape(name))</dt><dd><code>\(JournalHTML.escape(link))</code></dd>\n"
         }
-        html += "<dt>journal</dt><dd><code>\(JournalHTML.escape(ControlPlane.prefix))journal</code> (JSON)</dd></dl>\n"
+        html += "<dt>journal</dt><dd><a href=\"journal\"><code>\(JournalHTML.escape(ControlPlane.prefix))journal"
+            + "</code></a> (JSON, every entry in memory)</dd></dl>\n"
         if let tls = scenarioState.tlsDescription {
             // The same facts as the ready line's `tls` (CA file, pins…), one per line.
             html += "<h3>TLS</h3>"
@@ -47,8 +82,13 @@ extension Engine {
                 html += "<pre id=\"tls\">\(JournalHTML.escape(String(decoding: tls, as: UTF8.self)))</pre>\n"
             }
         }
-        html += "</section>\n<section id=\"users\"><h2>Users</h2>"
-            + "<table><tr><th>name</th><th>password now</th><th>state</th></tr>\n"
+        return html + "</section>\n"
+    }
+
+    /// The users with their passwords now (a change by the timeline or the control plane shows).
+    func usersTable() -> String {
+        var html = "<section id=\"users\"><h2>Users</h2><table>"
+            + "<tr><th scope=\"col\">name</th><th scope=\"col\">password now</th><th scope=\"col\">state</th></tr>\n"
         for record in scenarioState.users {
             let status = UserStatus(record)
             let state = status.removed ? "removed" : status.enabled ? "enabled" : "locked"
@@ -57,19 +97,52 @@ extension Engine {
             html += "<tr><td><code>\(JournalHTML.escape(status.name))</code></td>"
                 + "<td>\(password)</td><td>\(state)</td></tr>\n"
         }
-        html += "</table></section>\n"
-        let last = entries.last?.seq ?? 0
-        html += "<section id=\"exchanges\"><h2>Journal, newest first</h2>"
-        html += "<p class=\"note\">Refreshed every second; \(journal.evicted) "
-            + "older entries were dropped from memory.</p>\n"
-        html += "<ol class=\"journal\" id=\"journal\" data-last=\"\(last)\">\n"
-        html += entries.reversed().map(JournalHTML.entry).joined()
-        html += "</ol></section>\n<script>\(Self.pageScript)</script>\n</body></html>\n"
-        return Self.html(html)
+        return html + "</table></section>\n"
+    }
+
+    /// The commands the banner prints, to paste while nothing has happened yet.
+    var tryCommands: [String] {
+        guard let bound = tryWhere ?? links["url"].map({ TryCommands.Where(url: $0) }) else { return [] }
+        return TryCommands(scenario: scenario, where: bound).all
+    }
+
+    /// What an empty journal shows: the try commands, not a blank list.
+    func emptyState() -> String {
+        var html = "<div id=\"empty\" class=\"empty-state\"><p>No exchange yet. "
+        let commands = tryCommands
+        if commands.isEmpty { return html + "Point a client at the URL above.</p></div>\n" }
+        html += "Try \(commands.count == 1 ? "this" : "these") in a terminal; each exchange appears below.</p>\n"
+        for command in commands {
+            html += "<pre class=\"try\"><code>\(JournalHTML.escape(command))</code></pre>\n"
+        }
+        return html + "</div>\n"
+    }
+
+    /// Filter, pause and clear: labelled, keyboard-usable, driven by ``pageScript``.
+    static let controls = """
+        <div class="controls" role="group" aria-label="Journal controls">\
+        <label for="filter">Filter</label> \
+        <input type="search" id="filter" placeholder="text in an entry, e.g. 401 or alice" autocomplete="off"> \
+        <button type="button" id="pause" aria-pressed="false">Pause</button> \
+        <button type="button" id="clear">Clear the list</button> \
+        <span id="shown" class="muted" aria-live="off"></span></div>
+
+        """
+
+    /// `GET /_authmock/style.css`: the report's stylesheet and the live page's own rules.
+    func pageStyle(_ request: Request) -> Response {
+        guard request.method == "GET" || request.method == "HEAD" else { return Self.methodNotAllowed(allow: "GET") }
+        return Response(
+            status: 200,
+            headers: [
+                HeaderField("Content-Type", "text/css; charset=utf-8"), HeaderField("Cache-Control", "no-cache"),
+            ],
+            body: Array((HTMLStyle.stylesheet + HTMLStyle.live).utf8)
+        )
     }
 
     /// HTML that only ever runs the page's own script: a hash names it (CSP level 2), so were a value ever
-    /// rendered unescaped, a script in it would not run.
+    /// rendered unescaped, a script in it would not run; styles come from the page's own `style.css` only.
     static func html(_ text: String) -> Response {
         Response(
             status: 200,
@@ -77,7 +150,8 @@ extension Engine {
                 HeaderField("Content-Type", "text/html; charset=utf-8"),
                 HeaderField(
                     "Content-Security-Policy",
-                    "default-src 'none'; style-src 'unsafe-inline'; connect-src 'self'; script-src '\(pageScriptHash)'"
+                    "default-src 'none'; style-src 'self'; img-src data:; connect-src 'self'; "
+                        + "script-src '\(pageScriptHash)'"
                 ),
                 HeaderField("Cache-Control", "no-store"),
             ],
@@ -85,35 +159,5 @@ extension Engine {
         )
     }
 
-    /// Polls for entries newer than the newest shown and puts them on top.
-    static let pageScript = """
-        (function () {
-          var list = document.getElementById("journal");
-          document.documentElement.dataset.live = "polling";
-          function poll() {
-            fetch("?since=" + list.dataset.last, {cache: "no-store"}).then(function (r) { return r.text(); })\
-        .then(function (html) {
-              if (html) {
-                list.insertAdjacentHTML("afterbegin", html);
-                var first = list.querySelector("li[data-seq]");
-                if (first) { list.dataset.last = first.dataset.seq; }
-                var empty = document.querySelector("p.empty");
-                if (empty) { empty.remove(); }
-              }
-            }).catch(function () {}).then(function () { setTimeout(poll, 1000); });
-          }
-          setTimeout(poll, 1000);
-        })();
-        """
-
     static let pageScriptHash = "sha256-" + Data(HashFunction.sha256.hash(pageScript.utf8)).base64EncodedString()
-
-    static let pageStyle = """
-        body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}code,pre{font-family:ui-monospace,monospace}
-        ol.journal{list-style:none;padding:0}\
-        li.entry{border-left:4px solid #999;margin:.4em 0;padding:.3em .6em;background:#fafafa}
-        li.ok{border-color:#2a8}li.challenge{border-color:#d90}li.refused{border-color:#c33}.seq{font-weight:bold}
-        .where,.note{color:#666}.verdict .name{font-weight:bold}.leak{color:#c33;font-weight:bold}\
-        td,th{padding:.2em .8em;text-align:left}
-        """
 }

@@ -88,6 +88,13 @@ public struct Engine: Sendable {
         self.links = links.filter { Self.linkNames.contains($0.key) }
     }
 
+    /// Where the shell bound the scenario, for the live page's try commands (the banner's); nil: from `links`.
+    public private(set) var tryWhere: TryCommands.Where?
+
+    public mutating func setTryWhere(_ bound: TryCommands.Where) {
+        tryWhere = bound
+    }
+
     public init(
         scenario: Scenario, configuration: Configuration = Configuration(), random: inout some RandomNumberGenerator
     ) {

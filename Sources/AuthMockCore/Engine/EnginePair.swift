@@ -212,6 +212,11 @@ public struct EnginePair: Sendable {
         origin.setLinks(links)
     }
 
+    /// Where the live page's try commands point (the banner's: URL, CA and client files, the proxy).
+    public mutating func setTryWhere(_ bound: TryCommands.Where) {
+        origin.setTryWhere(bound)
+    }
+
     /// What `GET /_authmock/tls` serves.
     public mutating func setTLSDescription(_ json: [UInt8]?) {
         origin.setTLSDescription(json)

@@ -3,7 +3,9 @@ import NIOCore
 /// The open connections, so that shutdown can quiesce them and tests can count them.
 final class ConnectionRegistry: Sendable {
     private struct State {
+        /// The key of the next open connection (internal), and the next number a journal entry may show.
         var nextID: UInt64 = 1
+        var nextNumber: UInt64 = 1
         var open: [UInt64: any Channel] = [:]
         /// Connections holding an answer back (a scenario's `stall`): shutdown closes them at once.
         var stalled: [ObjectIdentifier: any Channel] = [:]
@@ -15,14 +17,15 @@ final class ConnectionRegistry: Sendable {
     private let state = WaitQueue<State, Bool>(State())
 
     enum Admission {
+        /// Registered under a key (not its journal number: see ``number()``).
         case admitted(UInt64)
-        /// Over the connection limit: closed.
+        /// Over the connection limit: closed; the number its journal entry shows.
         case refused(UInt64)
         /// Shutdown has begun: closed.
         case closing
     }
 
-    /// Assigns the next connection id and forgets the channel when it closes. A connection accepted
+    /// Registers the channel under the next key and forgets the channel when it closes. A connection accepted
     /// after shutdown began, or beyond `limit` open ones, is closed at once, so nothing is journaled
     /// after the journal is flushed and no client can exhaust the process's descriptors.
     func register(_ channel: any Channel, limit: Int = .max) -> Admission {
@@ -31,7 +34,8 @@ final class ConnectionRegistry: Sendable {
             if state.closing { return .closing }
             if state.open.count >= limit {
                 state.refused += 1
-                return .refused(state.nextID)
+                defer { state.nextNumber += 1 }
+                return .refused(state.nextNumber)
             }
             state.open[state.nextID] = channel
             return .admitted(state.nextID)
@@ -83,11 +87,12 @@ final class ConnectionRegistry: Sendable {
         }
     }
 
-    /// A fresh connection id for a connection that starts inside another (a CONNECT tunnel).
+    /// The next connection number the journal shows: for a connection when something about it is first
+    /// journaled, or at once for a connection that starts inside another (a CONNECT tunnel).
     func allocateID() -> UInt64 {
         state.withLock { state in
-            defer { state.nextID += 1 }
-            return state.nextID
+            defer { state.nextNumber += 1 }
+            return state.nextNumber
         }
     }
 

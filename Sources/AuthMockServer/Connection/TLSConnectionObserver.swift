@@ -58,6 +58,8 @@ final class TLSConnectionObserver: ChannelInboundHandler, RemovableChannelHandle
         case .failed(let reason): failure = reason
         case .pending: failure = "the client closed the connection during the handshake"
         }
+        // A connection that only carried control requests (a browser on the live page) is not the client's.
+        if failure == nil, record.onlyControl, record.assignedID == nil { return }
         engines.recordTLSConnection(
             record.info, failure: failure, requests: record.exchanges, plainHTTP: plainHTTP && failure != nil, hop: hop
         )

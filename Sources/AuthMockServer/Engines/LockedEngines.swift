@@ -186,6 +186,10 @@ final class LockedEngines: Sendable {
         locked.withLockedValue { $0.setLinks(links) }
     }
 
+    func setTryWhere(_ bound: TryCommands.Where) {
+        locked.withLockedValue { $0.setTryWhere(bound) }
+    }
+
     func setTLSInfo(_ info: TLSInfo) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]

@@ -78,7 +78,7 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
     func channelInactive(context: ChannelHandlerContext) {
         // Nothing about a closed connection may outlive it (an NTLM handshake in progress, for one). A
         // closed HTTP/2 stream is not its connection: the connection's close ends that state.
-        if stream == nil { engines.connectionClosed(record.id) }
+        if stream == nil, let id = record.assignedID { engines.connectionClosed(id) }
         if let stream, !journaled, case .receiving(let head, _) = state { streamEndedEarly(stream, head: head) }
         context.fireChannelInactive()
     }
@@ -120,8 +120,8 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     /// The engine's view of the connection, at a new exchange when `starting`.
-    private func connection(starting: Bool) -> ConnectionInfo {
-        var info = starting ? record.startExchange() : record.info
+    private func connection(starting: Bool, control: Bool = false) -> ConnectionInfo {
+        var info = starting ? record.startExchange(control: control) : record.info
         if let stream {
             info.httpProtocol = .h2
             info.stream = Int(stream.streamID)
@@ -165,7 +165,9 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
             connectionGuard.requestReceived()
             state = .idle
             journaled = true
-            let request = makeRequest(head, body: body, connection: connection(starting: true))
+            // A control request (the live page polling) does not number its connection; anything else does.
+            let control = !tooLarge && ControlPlane.isControl(Self.path(of: head.uri))
+            let request = makeRequest(head, body: body, connection: connection(starting: true, control: control))
             body = []
             if tooLarge {
                 let detail = "the request body exceeds \(maxBodySize) bytes"
@@ -325,6 +327,11 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
             method: head.method.rawValue, target: head.uri, version: Self.versionText(head.version),
             headers: head.headers.map { HeaderField($0.name, $0.value) }, body: body, connection: connection
         )
+    }
+
+    /// The target's path, without its query.
+    static func path(of target: String) -> String {
+        String(target.prefix { $0 != "?" && $0 != "#" })
     }
 
     /// `HTTP/1.1`: the two versions nearly every request has are constants, not interpolated per request.

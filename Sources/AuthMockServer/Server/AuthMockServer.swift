@@ -126,6 +126,7 @@ public final class AuthMockServer: Sendable {
         }
         engines.setControlGuard(controlGuard())
         engines.setLinks(links)
+        engines.setTryWhere(ReadyInfo(server: self).tryWhere)
         logger.info("listening", metadata: ["url": "\(url)", "scenario": "\(scenario.name)"])
     }
 
@@ -214,8 +215,8 @@ public final class AuthMockServer: Sendable {
         let pipelines = self.pipelines
         return try await listen(host: host, port: port) { [self] channel in
             channel.eventLoop.makeCompletedFuture {
-                guard let id = admit(channel) else { return }
-                try pipelines.configureOrigin(channel, id: id, tls: tls)
+                guard admit(channel) != nil else { return }
+                try pipelines.configureOrigin(channel, id: nil, tls: tls)
             }
         }
     }
@@ -225,8 +226,8 @@ public final class AuthMockServer: Sendable {
         let pipelines = self.pipelines
         return try await listen(host: host, port: port) { [self] channel in
             channel.eventLoop.makeCompletedFuture {
-                guard let id = admit(channel) else { return }
-                try pipelines.configureProxy(channel, id: id, tls: tls)
+                guard admit(channel) != nil else { return }
+                try pipelines.configureProxy(channel, id: pipelines.registry.allocateID(), tls: tls)
             }
         }
     }
@@ -236,8 +237,8 @@ public final class AuthMockServer: Sendable {
         let pipelines = self.pipelines
         return try await listen(host: host, port: port) { [self] channel in
             channel.eventLoop.makeCompletedFuture {
-                guard let id = admit(channel) else { return }
-                try pipelines.configureSOCKS5(channel, id: id, settings: settings)
+                guard admit(channel) != nil else { return }
+                try pipelines.configureSOCKS5(channel, id: pipelines.registry.allocateID(), settings: settings)
             }
         }
     }

@@ -17,6 +17,9 @@ public struct ReadyInfo: Codable, Sendable, Equatable {
     public var users: [User]
     /// `GET` this for the journal as JSON.
     public var journal: String
+    /// `GET` this in a browser for the live page: the scenario, its users and the journal as it grows; nil
+    /// only in a ready line from before the page was announced.
+    public var live: String?
     /// The base of the control endpoints (`reset`, `users/{name}`, `tls/rotate`, `proxy/users/{name}`).
     public var control: String
     /// What control requests carry as `Authorization: Bearer TOKEN` (required off loopback); nil only in a
@@ -70,7 +73,7 @@ public struct ReadyInfo: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case url, port, scenario, users, journal, control, tls, proxy, protocols, socks5, oauth
+        case url, port, scenario, users, journal, live, control, tls, proxy, protocols, socks5, oauth
         case httpURL = "http_url"
         case secondURL = "second_url"
         case controlToken = "control_token"
@@ -83,6 +86,7 @@ public struct ReadyInfo: Codable, Sendable, Equatable {
         users = server.scenario.users
         journal = server.url + "_authmock/journal"
         control = server.url + "_authmock/"
+        live = server.url + "_authmock/"
         controlToken = server.controlToken
         tls = server.tls
         httpURL = server.httpURL
@@ -99,6 +103,15 @@ public struct ReadyInfo: Codable, Sendable, Equatable {
                 grants: oauth.grants.map(\.rawValue)
             )
         }
+    }
+
+    /// Where the try commands point (``TryCommands``): the URL, the CA and client certificate files, the proxy.
+    public var tryWhere: TryCommands.Where {
+        TryCommands.Where(
+            url: url, caFile: tls?.caFile,
+            clientCerts: (tls?.clientCerts ?? [:]).mapValues { (certFile: $0.certFile, keyFile: $0.keyFile) },
+            proxyURL: proxy?.url, proxyCAFile: proxy?.tls?.caFile
+        )
     }
 
     /// One line of JSON, no trailing newline.

@@ -46,8 +46,11 @@ struct ServerPipelines: Sendable {
     var answerer: EngineAnswerer { EngineAnswerer(engines: engines, perform: perform, logger: logger) }
 
     /// Plays the origin on a channel: a new connection, or a CONNECT tunnel through the proxy.
-    func configureOrigin(_ channel: any Channel, id: UInt64, tls: TLSRuntime?) throws {
-        let record = ConnectionRecord(id: id, isTLS: tls != nil)
+    /// - Parameter id: its number in the journal; nil: the next one, when something about it is journaled.
+    func configureOrigin(_ channel: any Channel, id: UInt64?, tls: TLSRuntime?) throws {
+        let registry = self.registry
+        let record = id.map { ConnectionRecord(id: $0, isTLS: tls != nil) }
+            ?? ConnectionRecord(isTLS: tls != nil, nextNumber: registry.allocateID)
         record.remote = channel.remoteAddress.map(Self.describe)
         // TLS first: everything after it sees plain HTTP. The context is read per connection, so a
         // rotation applies to the next connection.
@@ -129,8 +132,9 @@ struct ServerPipelines: Sendable {
         to channel: any Channel, record: ConnectionRecord, connectionGuard: ConnectionGuard
     ) throws {
         connectionGuard.becomeMultiplexed()
-        let engines = self.engines, id = record.id
-        channel.closeFuture.whenComplete { _ in engines.connectionClosed(id) }
+        let engines = self.engines, closing = NIOLoopBound(record, eventLoop: channel.eventLoop)
+        // Only a numbered connection can have state in the engines (control requests leave none).
+        channel.closeFuture.whenComplete { _ in closing.value.assignedID.map(engines.connectionClosed) }
         var connection = NIOHTTP2Handler.ConnectionConfiguration()
         connection.initialSettings = [
             HTTP2Setting(parameter: .maxConcurrentStreams, value: 100),
