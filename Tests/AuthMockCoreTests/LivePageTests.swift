@@ -86,10 +86,13 @@ struct LivePageTests {
     /// Where it listens and the TLS facts of the ready line (CA file, pins), one per line, escaped.
     @Test func readyLineFactsAreShown() {
         var h = Harness(Self.scenario)
-        h.engine.setLinks(["url": "https://localhost:8443/"])
+        h.engine.setLinks(["url": "https://localhost:8443/", "other_host_url": "https://127.0.0.1:8443/"])
         h.engine.setTLSDescription(Array(#"{"ca_file":"/tmp/ca.pem","pin_sha256":"abc<def>"}"#.utf8))
         let html = body(h.send("GET", "/_authmock/"))
-        #expect(html.contains("<dt>url</dt><dd><code>https://localhost:8443/</code></dd>"))
+        // Each address says what it is for, with the ready line's key beside it.
+        #expect(html.contains("<dt>the scenario <code class=\"key\">url</code></dt><dd><code>https://localhost:8443/</code>"))
+        #expect(html.contains("<dt>the same server by another host name (a redirect there leaves the origin)"
+            + " <code class=\"key\">other_host_url</code></dt>"))
         #expect(html.contains("<dt>ca_file</dt><dd><code>/tmp/ca.pem</code></dd>"))
         #expect(html.contains("<dt>pin_sha256</dt><dd><code>abc&lt;def&gt;</code></dd>"))
     }

@@ -64,7 +64,10 @@ extension Engine {
         var html = "<section id=\"facts\"><h2>Where it listens</h2><dl>\n"
         for name in Self.linkNames {
             guard let link = links[name] else { continue }
-            html += "<dt>\(JournalHTML.escape(name))</dt><dd><code>\(JournalHTML.escape(link))</code></dd>\n"
+            // What the address is for, in words; the ready line's key beside it for scripts.
+            html += "<dt>\(Self.linkMeaning[name] ?? JournalHTML.escape(name))"
+                + " <code class=\"key\">\(JournalHTML.escape(name))</code></dt>"
+                + "<dd><code>\(JournalHTML.escape(link))</code></dd>\n"
         }
         html += "<dt>journal</dt><dd><a href=\"journal\"><code>\(JournalHTML.escape(ControlPlane.prefix))journal"
             + "</code></a> (JSON, every entry in memory)</dd></dl>\n"
@@ -140,6 +143,17 @@ extension Engine {
             body: Array((HTMLStyle.stylesheet + HTMLStyle.live).utf8)
         )
     }
+
+    /// The addresses of ``linkNames`` for people.
+    static let linkMeaning: [String: String] = [
+        "url": "the scenario",
+        "other_host_url": "the same server by another host name (a redirect there leaves the origin)",
+        "http_url": "plain HTTP beside HTTPS (same host, another port)",
+        "second_url": "a second port, same protocol",
+        "other_host_userinfo_url": "another host with credentials in the URL",
+        "subdomain_url": "a subdomain of the origin",
+        "sibling_url": "a sibling host under .localhost",
+    ]
 
     /// HTML that only ever runs the page's own script: a hash names it (CSP level 2), so were a value ever
     /// rendered unescaped, a script in it would not run; styles come from the page's own `style.css` only.

@@ -7,7 +7,8 @@ extension HTMLStyle {
         main { display: block; }
         #facts dl { display: grid; grid-template-columns: max-content auto; gap: 0.15rem 1rem; margin: 0; }
         #facts dt { color: var(--muted); }
-        #facts dd { margin: 0; }
+        #facts dd { margin: 0; overflow-wrap: anywhere; }
+        #facts dt code.key { font-size: 0.8em; }
         .controls { display: flex; flex-wrap: wrap; gap: 0.5rem; align-items: center; margin: 0.6rem 0; }
         .controls label { font-weight: 600; }
         .controls input, .controls button { font: inherit; color: var(--text); background: var(--panel); \

@@ -4,9 +4,18 @@ extension JournalHTML {
     /// The request's and the answer's header fields, folded in a `<details>` (open when `expanded`).
     static func exchange(_ entry: JournalEntry, expanded: Bool) -> String {
         let response = entry.responseHeaders ?? []
+        // The summary names the credentials, so that a folded entry (the live page's) still says who asked.
+        let who =
+            entry.credentials.flatMap { credentials in
+                credentials.scheme.isEmpty
+                    ? nil
+                    : " · \(escape(credentials.header)): \(escape(credentials.scheme))"
+                        + (credentials.user.map { " <code>\(escape($0))</code>" } ?? "")
+            } ?? ""
         var html =
             "<details class=\"exchange\"\(expanded ? " open" : "")><summary>headers: "
-            + "\(entry.headers.count) sent, \(response.count) answered · body \(entry.bodyBytes) byte(s)</summary>\n"
+            + "\(entry.headers.count) sent, \(response.count) answered · body \(entry.bodyBytes) byte(s)"
+            + "\(who)</summary>\n"
         html += "<table class=\"headers request\"><caption>request</caption>\n<tbody>\n"
         for header in entry.headers {
             html += "<tr><th scope=\"row\">\(escape(header.name))</th><td>"
