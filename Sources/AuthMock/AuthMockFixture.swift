@@ -114,6 +114,10 @@ public final class AuthMockFixture: Sendable {
     /// The static Bearer token of `name` (the scenario's `token:`), if the user has one and can authenticate.
     public func token(of name: String) -> String? { user(name)?.token }
 
+    /// The live page (`/_authmock/`): open it in a browser, with the test paused at a breakpoint, to see the
+    /// scenario, its users and every exchange so far, whole.
+    public var liveURL: URL { url(for: "/_authmock/") }
+
     /// The token endpoint (RFC 6749) of the scenario's `oauth:` section; nil without one.
     public var tokenURL: URL? {
         server.scenario.oauth.map { url(for: $0.tokenPath) }

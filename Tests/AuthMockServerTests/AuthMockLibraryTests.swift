@@ -65,6 +65,12 @@ import Testing
             let served = try await Task.detached { try rawExchange(port: port, Array(get.utf8)) }.value
             #expect(served.hasPrefix("HTTP/1.1 200"), "\(served)")
             #expect(server.requests.map(\.verdict) == [.oauthTokenIssued, .bearerOK])
+            // The live page shows both, and fetching it journals nothing.
+            #expect(server.liveURL.absoluteString == server.url.absoluteString + "_authmock/")
+            let live = "GET \(server.liveURL.path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n"
+            let page = try await Task.detached { try rawExchange(port: port, Array(live.utf8)) }.value
+            #expect(page.hasPrefix("HTTP/1.1 200") && page.contains("bearer.ok"), "\(page.prefix(400))")
+            #expect(server.requests.count == 2)
         }
     }
 

@@ -2,7 +2,6 @@
 test can run the page's script, read the DOM and the console, resize the window, and run axe-core (the
 `axe-core-python` package bundles it) for the accessibility check. ci/install-deps installs all three.
 """
-import os
 import shutil
 from pathlib import Path
 
@@ -88,9 +87,3 @@ def browser():
         yield session
     finally:
         session.quit()
-
-
-def screenshots_dir():
-    """Where `AUTHMOCK_SCREENSHOTS=DIR` asks the tests to save the pages they look at (docs/screenshots)."""
-    directory = os.environ.get("AUTHMOCK_SCREENSHOTS")
-    return Path(directory) if directory else None

@@ -44,5 +44,6 @@ url = f"http://127.0.0.1:{port}/"
 signal.signal(signal.SIGTERM, lambda *_: os._exit(int(os.environ.get("FAKE_EXIT", "0"))))
 print(json.dumps({"url": url, "port": port, "scenario": "fake", "control_token": "t0k3n",
                   "users": [{"name": "alice", "password": "old"}],
-                  "journal": url + "_authmock/journal", "control": url + "_authmock/"}), flush=True)
+                  "journal": url + "_authmock/journal", "control": url + "_authmock/",
+                  "live": url + "_authmock/"}), flush=True)
 server.serve_forever()

@@ -106,6 +106,7 @@ def test_a_dict_scenario_is_written_as_json_and_served(authmock_server):
     assert server.scenario_path.suffix == ".yaml"
     assert get(server.url, "u:p") == 200 and get(server.url, "u:x") == 401
     assert [server.take_request()["verdict"] for _ in range(2)] == ["basic.ok", "basic.bad-password"]
+    assert server.live_url == server.url + "_authmock/" == server.info["live"]
 
 
 def test_take_request_waits_for_a_request_and_skips_other_entries(authmock_server):

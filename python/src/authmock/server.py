@@ -59,6 +59,8 @@ class AuthMockServer:
         self.journal_url = info["journal"]
         self.control_url = info.get("control") or self.url + "_authmock/"
         self.control_token = info.get("control_token")
+        # The live page: the journal in a browser, as it grows (open it while a test is paused).
+        self.live_url = info.get("live") or self.control_url
         self.tls = info.get("tls")
         # The PEM file clients should trust (HTTPS scenarios only), else None.
         self.ca = self.tls["ca_file"] if self.tls else None
