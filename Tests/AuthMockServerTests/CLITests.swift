@@ -58,12 +58,9 @@ struct CLITests {
         let wrong = try await curl(["--digest", "-u", "alice:wrong", ready.url])
         #expect(wrong.status == 401)
 
-        kill(process.processIdentifier, SIGTERM)
-        let stderr = await Task.detached { err.fileHandleForReading.readDataToEndOfFile() }.value
-        process.waitUntilExit()
+        let banner = await Self.stopServe(process, stderr: err)
         #expect(process.terminationReason == .exit)
         #expect(process.terminationStatus == 0)
-        let banner = String(decoding: stderr, as: UTF8.self)
         #expect(banner.contains("listening  \(ready.url)"))
         #expect(banner.contains("alice / wonderland"))
         #expect(banner.contains("curl --digest -u alice:wonderland \(ready.url)"))
@@ -77,16 +74,10 @@ struct CLITests {
     /// A Bearer scenario's banner says where the token endpoint is and prints a curl command that gets a
     /// token, and one that uses it; the ready line has the endpoint; the banner's command works as printed.
     @Test func bearerBannerAndReadyLine() async throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.binary)
-        process.arguments = ["serve", repositoryRoot.appendingPathComponent("scenarios/oauth-refresh.yaml").path, "--port", "0"]
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try launch(process)
+        let (process, ready, err) = try await Self.startServe([
+            repositoryRoot.appendingPathComponent("scenarios/oauth-refresh.yaml").path, "--port", "0",
+        ])
         defer { if process.isRunning { process.terminate() } }
-        let line = try await firstLine(of: out)
-        let ready = try JSONDecoder().decode(ReadyInfo.self, from: Data(line.utf8))
         let tokenURL = try #require(ready.oauth?.tokenURL)
         #expect(tokenURL == ready.url + "oauth/token" && ready.oauth?.grants == ["password", "refresh_token"])
         // The banner's command, word for word (none of its words needs the shell's quotes here).
@@ -95,10 +86,7 @@ struct CLITests {
             tokenURL,
         ])
         #expect(issued.status == 200 && issued.body.contains(#""token_type":"Bearer""#))
-        kill(process.processIdentifier, SIGTERM)
-        let stderr = await Task.detached { err.fileHandleForReading.readDataToEndOfFile() }.value
-        process.waitUntilExit()
-        let banner = String(decoding: stderr, as: UTF8.self)
+        let banner = await Self.stopServe(process, stderr: err)
         #expect(banner.contains("token      \(tokenURL)  (grants password, refresh_token)"), "\(banner)")
         #expect(banner.contains(
             "get token  curl -u app:app-secret -d grant_type=password -d username=alice -d password=wonderland \(tokenURL)"
@@ -157,6 +145,14 @@ struct CLITests {
         return (process, try JSONDecoder().decode(ReadyInfo.self, from: Data(line.utf8)), err)
     }
 
+    /// Stops a `serve` process with SIGTERM and returns what it wrote to stderr (its banner) once it exited.
+    static func stopServe(_ process: Process, stderr: Pipe) async -> String {
+        kill(process.processIdentifier, SIGTERM)
+        let bytes = await Task.detached { stderr.fileHandleForReading.readDataToEndOfFile() }.value
+        process.waitUntilExit()
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     /// A TLS scenario: the ready line carries the files and pins under `tls`, in --certs-dir, and the
     /// banner says how to trust it.
     @Test func serveTLSReadyLine() async throws {
@@ -174,9 +170,7 @@ struct CLITests {
         let alice = try #require(tls.clientCerts?["alice"])
         let ok = try await curl(["--cacert", tls.caFile, "--cert", alice.certFile, "--key", alice.keyFile, "-u", "alice:wonderland", ready.url])
         #expect(ok.status == 200)
-        kill(process.processIdentifier, SIGTERM)
-        let banner = String(decoding: await Task.detached { err.fileHandleForReading.readDataToEndOfFile() }.value, as: UTF8.self)
-        process.waitUntilExit()
+        let banner = await Self.stopServe(process, stderr: err)
         #expect(process.terminationStatus == 0)
         #expect(banner.contains("trust \(tls.caFile)"))
         #expect(banner.contains("pin        \(tls.curlPin)"))

@@ -154,11 +154,8 @@ struct ControlPlaneServerTests {
         let users = ready.url + "_authmock/users"
         #expect(try await curl([users]).status == 401)
         #expect(try await curl(Self.bearer + ["-H", "Host: authmock:\(ready.port)", users]).status == 200)
-        kill(process.processIdentifier, SIGTERM)
-        let stderr = await Task.detached { err.fileHandleForReading.readDataToEndOfFile() }.value
-        process.waitUntilExit()
+        let banner = await CLITests.stopServe(process, stderr: err)
         #expect(process.terminationStatus == 0)
-        let banner = String(decoding: stderr, as: UTF8.self)
         #expect(banner.contains("bound      0.0.0.0:\(ready.port)  (every address of this machine: 127.0.0.1"))
         #expect(banner.contains("needs Authorization: Bearer \(Self.token)"))
     }

@@ -23,10 +23,7 @@ import Testing
         ])
         defer { if process.isRunning { process.terminate() } }
         #expect(ready.live == ready.url + "_authmock/")
-        kill(process.processIdentifier, SIGTERM)
-        let stderr = await Task.detached { err.fileHandleForReading.readDataToEndOfFile() }.value
-        process.waitUntilExit()
-        #expect(String(decoding: stderr, as: UTF8.self).contains("\n  live page  \(ready.url)_authmock/  "))
+        #expect(await CLITests.stopServe(process, stderr: err).contains("\n  live page  \(ready.url)_authmock/  "))
     }
 
     /// Connections that only ever asked the control plane (a browser loading the page, its stylesheet and

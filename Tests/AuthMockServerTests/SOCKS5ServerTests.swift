@@ -163,25 +163,15 @@ struct SOCKS5ServerTests {
     /// `authmock serve --socks-port N`: the listener on that port, named in the ready line and the banner.
     @Test func serveTakesTheSOCKSPort() async throws {
         let free = try #require(Self.unusedPortOutsideTheEphemeralRange())
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CLITests.binary)
-        process.arguments = [
-            "serve", repositoryRoot.appendingPathComponent("scenarios/conformance/socks5.username-password.yaml").path,
+        let (process, ready, err) = try await CLITests.startServe([
+            repositoryRoot.appendingPathComponent("scenarios/conformance/socks5.username-password.yaml").path,
             "--port", "0", "--socks-port", String(free),
-        ]
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try launch(process)
+        ])
         defer { if process.isRunning { process.terminate() } }
-        let line = try await firstLine(of: out)
-        let ready = try JSONDecoder().decode(ReadyInfo.self, from: Data(line.utf8))
         #expect(ready.socks5?.url == "socks5h://127.0.0.1:\(free)")
         let ok = try await curl(["--proxy", "socks5h://127.0.0.1:\(free)", "--proxy-user", "mole:tunnel", ready.url])
         #expect(ok.status == 200)
-        kill(process.processIdentifier, SIGTERM)
-        let banner = String(decoding: await Task.detached { err.fileHandleForReading.readDataToEndOfFile() }.value, as: UTF8.self)
-        process.waitUntilExit()
+        let banner = await CLITests.stopServe(process, stderr: err)
         #expect(banner.contains("socks5     socks5h://127.0.0.1:\(free)  users mole:tunnel"), "\(banner)")
     }
 
