@@ -47,8 +47,12 @@ extension Reports {
         var files: [String: String] = ["style.css": HTMLStyle.stylesheet, "site.js": HTMLSite.script]
         files["index.html"] = HTMLSite.index(suites, notes: notes, cells: cells, title: title, links: links)
         let (ids, _) = Reports.caseRows(suites)
-        for suite in suites {
-            let own = ids.filter { id in suite.cases.contains { $0.id == id } }
+        // Each client's verdict by case, once: a page links the same case's other clients.
+        let verdicts = suites.map { suite in
+            Dictionary(suite.cases.map { ($0.id, $0.verdict) }, uniquingKeysWith: { first, _ in first })
+        }
+        for (column, suite) in suites.enumerated() {
+            let own = ids.filter { verdicts[column][$0] != nil }
             for report in suite.cases {
                 let definition = cases == nil ? nil : definitions[report.id]
                 let note = cells[suite.client]?.first { $0.cases.contains(report.id) }
@@ -57,10 +61,9 @@ extension Reports {
                     suite: suite, siteTitle: title,
                     previous: place.flatMap { $0 > own.startIndex ? own[$0 - 1] : nil },
                     next: place.flatMap { $0 + 1 < own.endIndex ? own[$0 + 1] : nil },
-                    others: suites.compactMap { other in
-                        guard other.client != suite.client, let cell = other.cases.first(where: { $0.id == report.id })
-                        else { return nil }
-                        return (other.client, cell.verdict)
+                    others: zip(suites, verdicts).compactMap { other, verdicts in
+                        guard other.client != suite.client, let verdict = verdicts[report.id] else { return nil }
+                        return (other.client, verdict)
                     }
                 )
                 files[HTMLSite.cellPath(client: suite.client, case: report.id)] = HTMLSite.cellPage(

@@ -183,7 +183,7 @@ extension HTMLSite {
     /// A finding's sentence without the journal lines it quotes (`…, at most 2 expected: #2 GET / …`): up to
     /// the first quote, with `…` when something was cut.
     static func sentence(_ finding: String) -> String {
-        guard let quote = finding.firstMatch(of: #/[:;] (?:last in the journal: |the client sent: )?\#[0-9]+ /#) else {
+        guard let quote = finding.firstMatch(of: References.quote) else {
             return finding
         }
         return String(finding[..<quote.range.lowerBound]) + " …"
@@ -199,7 +199,7 @@ extension HTMLSite {
         if !report.findings.isEmpty {
             html += "<ol class=\"findings\">\n"
             for (index, finding) in report.findings.enumerated() {
-                html += "<li class=\"finding\" id=\"finding-\(index + 1)\">\(findingText(finding, report))"
+                html += "<li class=\"finding\" id=\"finding-\(index + 1)\">\(findingText(finding, shown: shown))"
                 let counted = (report.evidence ?? []).indices.contains(index) ? report.evidence![index] : []
                 if !counted.isEmpty {
                     html +=
@@ -221,12 +221,12 @@ extension HTMLSite {
 
     /// A finding as HTML: `expected: THAT — WHAT` with the expectation set apart, references linked, and
     /// each `#N` the journal excerpt holds linked to its entry.
-    static func findingText(_ finding: String, _ report: CaseReport) -> String {
-        let shown = Set(report.journal.map(\.seq))
+    /// - Parameter shown: the seq of the entries the page holds.
+    static func findingText(_ finding: String, shown: Set<Int>) -> String {
         func entries(_ text: String) -> String {
             var html = ""
             var rest = Substring(text)
-            while let match = rest.firstMatch(of: /(^|[ (\[;:])#([0-9]+)\b/) {
+            while let match = rest.firstMatch(of: References.seq) {
                 html += linked(String(rest[..<match.range.lowerBound])) + escape(String(match.1))
                 let seq = Int(match.2) ?? -1
                 html += shown.contains(seq) ? "<a href=\"#e\(seq)\">#\(seq)</a>" : "#\(match.2)"

@@ -128,23 +128,38 @@ extension HTMLSite {
         return html
     }
 
-    /// The reference that starts `text`, if any: its length in characters and its URL.
+    /// The reference that starts `text`, if any: its length in characters and its URL. A regex literal is
+    /// parsed each time it is evaluated, so the patterns are kept, and each is tried only where its first
+    /// characters stand (this runs at every word of every finding of a matrix's thousands of pages).
     static func reference(at text: Substring) -> (Int, String)? {
-        if let match = text.prefixMatch(of: /RFC ?([0-9]{3,5})(?: ?§ ?([0-9]+(?:\.[0-9]+)*))?/) {
+        if text.hasPrefix("RFC"), let match = text.prefixMatch(of: References.rfc) {
             let section = match.2.map { "#section-\($0)" } ?? ""
             return (match.0.count, "https://www.rfc-editor.org/rfc/rfc\(match.1)\(section)")
         }
-        if let match = text.prefixMatch(of: /CVE-[0-9]{4}-[0-9]{4,7}/) {
+        if text.hasPrefix("CVE-"), let match = text.prefixMatch(of: References.cve) {
             return (match.0.count, "https://www.cve.org/CVERecord?id=\(match.0)")
         }
-        if let match = text.prefixMatch(of: /https:\/\/[A-Za-z0-9._~:\/?#@!$&'*+,;=%-]+/) {
+        if text.hasPrefix("https://"), let match = text.prefixMatch(of: References.url) {
             let url = String(match.0).trimmingTrailing { ".,;:)'".contains($0) }
             return (url.count, url)
         }
-        if let match = text.prefixMatch(of: /([A-Za-z0-9][A-Za-z0-9_.-]*)\/([A-Za-z0-9_.-]+)#([0-9]+)/) {
+        let word = text.prefix { !$0.isWhitespace }
+        if word.contains("/"), word.contains("#"), let match = text.prefixMatch(of: References.issue) {
             return (match.0.count, "https://github.com/\(match.1)/\(match.2)/issues/\(match.3)")
         }
         return nil
+    }
+
+    /// The patterns of ``reference(at:)``, parsed once.
+    enum References {
+        nonisolated(unsafe) static let rfc = /RFC ?([0-9]{3,5})(?: ?§ ?([0-9]+(?:\.[0-9]+)*))?/
+        nonisolated(unsafe) static let cve = /CVE-[0-9]{4}-[0-9]{4,7}/
+        nonisolated(unsafe) static let url = /https:\/\/[A-Za-z0-9._~:\/?#@!$&'*+,;=%-]+/
+        nonisolated(unsafe) static let issue = /([A-Za-z0-9][A-Za-z0-9_.-]*)\/([A-Za-z0-9_.-]+)#([0-9]+)/
+        /// Where a finding starts quoting the journal (``sentence(_:)``).
+        nonisolated(unsafe) static let quote = #/[:;] (?:last in the journal: |the client sent: )?\#[0-9]+ /#
+        /// An entry's `#N` in a finding (``findingText(_:shown:)``).
+        nonisolated(unsafe) static let seq = /(^|[ (\[;:])#([0-9]+)\b/
     }
 }
 
